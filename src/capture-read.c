@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "capture.h"
+#include "capture-layout.h"
+#include "error.h"
+#include "le.h"
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct capture_reader {
+	gzFile gz;
+	uint64_t records;
+	bool header_read;
+	bool ended;
+	struct capture_end end;
+	char command[CAPTURE_MAX_PAYLOAD + 1];
+	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC */
+	unsigned char payload[CAPTURE_MAX_PAYLOAD];
+	char error[256];
+};
+
+static int
+fail(struct capture_reader *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct capture_reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rd->error, sizeof(rd->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Reads exactly len bytes: 1, 0 at a clean end of the stream, -1 otherwise. */
+static int
+read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
+{
+	int n = gzread(rd->gz, buf, (unsigned)len);
+	int zerr;
+	const char *msg;
+
+	if (n == (int)len)
+		return 1;
+	if (n == 0 && gzeof(rd->gz))
+		return 0;
+	msg = gzerror(rd->gz, &zerr);
+	if (n < 0 || zerr != Z_OK)
+		return fail(rd, "damaged or truncated in %s after %llu records (%s)",
+			    what, (unsigned long long)rd->records,
+			    zerr == Z_ERRNO ? strerror(errno) : msg);
+	return fail(rd, "truncated in %s after %llu records", what,
+		    (unsigned long long)rd->records);
+}
+
+static void
+set_command(struct capture_reader *rd, const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	/* NUL-separated arguments, shown space-separated. */
+	for (i = 0; i < len; i++)
+		rd->command[i] = p[i] ? (char)p[i] : ' ';
+	while (i > 0 && rd->command[i - 1] == ' ')
+		i--;
+	rd->command[i] = '\0';
+}
+
+struct capture_reader *
+capture_open(const char *path)
+{
+	struct capture_reader *rd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	rd = xcalloc(1, sizeof(*rd));
+	rd->gz = gzdopen(fd, "rb");
+	if (!rd->gz) {
+		close(fd);
+		free(rd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return rd;
+}
+
+static int
+read_header(struct capture_reader *rd)
+{
+	unsigned char head[CAPTURE_HEADER_LEN];
+	uint32_t version;
+	int n = read_exact(rd, head, sizeof(head), "the header");
+
+	if (n < 0 && gzdirect(rd->gz))
+		return fail(rd, "not a memsup capture");
+	if (n <= 0)
+		return n < 0 ? -1 : fail(rd, "not a memsup capture (empty)");
+	if (memcmp(head, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN))
+		return fail(rd, "not a memsup capture");
+	version = get_le32(head + CAPTURE_MAGIC_LEN);
+	if (version != CAPTURE_VERSION)
+		return fail(rd, "capture format version %u; this memsup reads version %u",
+			    version, CAPTURE_VERSION);
+	return 0;
+}
+
+static int
+decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
+{
+	const unsigned char *p = rd->payload;
+	static const size_t need[] = {
+		[REC_CALL] = CAPTURE_CALL_LEN,
+		[REC_FORK] = CAPTURE_FORK_LEN,
+		[REC_EXEC] = CAPTURE_EXEC_MIN,
+		[REC_EXIT] = CAPTURE_EXIT_LEN,
+	};
+
+	if ((type == REC_EXEC && len < need[type]) ||
+	    (type != REC_EXEC && len != need[type]))
+		return fail(rd, "damaged: record %llu (type %u) has %zu bytes",
+			    (unsigned long long)rd->records + 1, type, len);
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->time_ns = get_le64(p);
+	r->pid = get_le32(p + 8);
+	r->tid = get_le32(p + 12);
+	switch (type) {
+	case REC_CALL:
+		r->call.call = get_le32(p + 16);
+		r->call.ptr = get_le64(p + 20);
+		r->call.size = get_le64(p + 28);
+		r->call.old_ptr = get_le64(p + 36);
+		if (!call_name(r->call.call))
+			return fail(rd, "damaged: record %llu has unknown call %u",
+				    (unsigned long long)rd->records + 1, r->call.call);
+		break;
+	case REC_FORK:
+		r->fork.child = get_le32(p + 16);
+		break;
+	case REC_EXEC:
+		memcpy(rd->path, p + CAPTURE_EXEC_MIN, len - CAPTURE_EXEC_MIN);
+		rd->path[len - CAPTURE_EXEC_MIN] = '\0';
+		r->exec.path = rd->path;
+		break;
+	case REC_EXIT:
+		r->exit.wait_status = (int32_t)get_le32(p + 16);
+		break;
+	}
+	rd->records++;
+	return 1;
+}
+
+static int
+read_end(struct capture_reader *rd, size_t len)
+{
+	const unsigned char *p = rd->payload;
+
+	if (len < CAPTURE_END_LEN)
+		return fail(rd, "damaged: end record has %zu bytes", len);
+	rd->end.records = get_le64(p);
+	rd->end.lost_records = get_le64(p + 8);
+	rd->end.lost_calls = get_le64(p + 16);
+	rd->end.untraced_processes = get_le64(p + 24);
+	rd->end.exit_status = (int32_t)get_le32(p + 32);
+	if (rd->end.records != rd->records)
+		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
+			    (unsigned long long)rd->end.records,
+			    (unsigned long long)rd->records);
+	rd->ended = true;
+	return 0;
+}
+
+int
+capture_next(struct capture_reader *rd, struct record *r)
+{
+	unsigned char head[CAPTURE_RECORD_HEAD];
+
+	if (rd->error[0])
+		return -1;
+	if (rd->ended)
+		return 0;
+	if (!rd->header_read) {
+		if (read_header(rd))
+			return -1;
+		rd->header_read = true;
+	}
+	for (;;) {
+		uint16_t type, len;
+		int n = read_exact(rd, head, sizeof(head), "a record header");
+
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return fail(rd, "truncated: no end record after %llu records",
+				    (unsigned long long)rd->records);
+		type = get_le16(head);
+		len = get_le16(head + 2);
+		if (len && read_exact(rd, rd->payload, len, "a record") != 1)
+			return rd->error[0] ? -1 :
+			       fail(rd, "truncated inside record %llu",
+				    (unsigned long long)rd->records + 1);
+		switch (type) {
+		case REC_CALL:
+		case REC_FORK:
+		case REC_EXEC:
+		case REC_EXIT:
+			return decode(rd, type, len, r);
+		case CAPTURE_REC_META:
+			if (len < CAPTURE_META_FIXED)
+				return fail(rd, "damaged: metadata record has %u bytes", len);
+			set_command(rd, rd->payload + CAPTURE_META_FIXED,
+				    len - CAPTURE_META_FIXED);
+			break;
+		case CAPTURE_REC_END:
+			return read_end(rd, len) ? -1 : 0;
+		default:
+			/* Written by a newer memsup of the same version: skip. */
+			break;
+		}
+	}
+}
+
+const struct capture_end *
+capture_totals(const struct capture_reader *rd)
+{
+	return rd->ended ? &rd->end : NULL;
+}
+
+const char *
+capture_error(const struct capture_reader *rd)
+{
+	return rd->error;
+}
+
+const char *
+capture_command(const struct capture_reader *rd)
+{
+	return rd->command;
+}
+
+void
+capture_close(struct capture_reader *rd)
+{
+	if (!rd)
+		return;
+	gzclose(rd->gz);
+	free(rd);
+}

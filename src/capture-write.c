@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "capture.h"
+#include "capture-layout.h"
+#include "error.h"
+#include "le.h"
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct capture_writer {
+	gzFile gz;
+	char *path;
+	char *tmp_path;
+	uint64_t records;
+	int error;		/* first negative errno */
+};
+
+static void
+write_bytes(struct capture_writer *w, const void *buf, size_t len)
+{
+	int zerr;
+
+	if (w->error || !len)
+		return;
+	if (gzwrite(w->gz, buf, (unsigned)len) == (int)len)
+		return;
+	gzerror(w->gz, &zerr);
+	w->error = zerr == Z_ERRNO && errno ? -errno : -EIO;
+}
+
+static void
+write_record(struct capture_writer *w, uint16_t type,
+	     const unsigned char *payload, size_t len)
+{
+	unsigned char head[CAPTURE_RECORD_HEAD];
+
+	put_le16(head, type);
+	put_le16(head + 2, (uint16_t)len);
+	write_bytes(w, head, sizeof(head));
+	write_bytes(w, payload, len);
+}
+
+static void
+write_meta(struct capture_writer *w, int argc, char *const argv[])
+{
+	unsigned char buf[CAPTURE_MAX_PAYLOAD];
+	struct timespec now;
+	size_t len = CAPTURE_META_FIXED;
+	int i;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	put_le64(buf, (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec);
+	/* The command line, NUL-separated, cut to what a record holds. */
+	for (i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (len + n > sizeof(buf))
+			break;
+		memcpy(buf + len, argv[i], n);
+		len += n;
+	}
+	write_record(w, CAPTURE_REC_META, buf, len);
+}
+
+struct capture_writer *
+capture_create(const char *path, int argc, char *const argv[])
+{
+	struct capture_writer *w = xcalloc(1, sizeof(*w));
+	int fd;
+
+	w->path = xstrdup(path);
+	w->tmp_path = xmalloc(strlen(path) + sizeof(".XXXXXX"));
+	sprintf(w->tmp_path, "%s.XXXXXX", path);
+	fd = mkostemp(w->tmp_path, O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	/* Level 1: the supervisor compresses while the workload waits. */
+	w->gz = gzdopen(fd, "wb1");
+	if (!w->gz) {
+		close(fd);
+		unlink(w->tmp_path);
+		errno = ENOMEM;
+		goto fail;
+	}
+	write_bytes(w, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
+	{
+		unsigned char version[CAPTURE_HEADER_LEN - CAPTURE_MAGIC_LEN] = { 0 };
+
+		put_le32(version, CAPTURE_VERSION);
+		write_bytes(w, version, sizeof(version));
+	}
+	write_meta(w, argc, argv);
+	return w;
+
+fail:
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+	return NULL;
+}
+
+int
+capture_write(struct capture_writer *w, const struct record *r)
+{
+	unsigned char buf[CAPTURE_MAX_PAYLOAD];
+	size_t len = CAPTURE_COMMON_LEN;
+
+	put_le64(buf, r->time_ns);
+	put_le32(buf + 8, r->pid);
+	put_le32(buf + 12, r->tid);
+	switch (r->type) {
+	case REC_CALL:
+		put_le32(buf + 16, r->call.call);
+		put_le64(buf + 20, r->call.ptr);
+		put_le64(buf + 28, r->call.size);
+		put_le64(buf + 36, r->call.old_ptr);
+		len = CAPTURE_CALL_LEN;
+		break;
+	case REC_FORK:
+		put_le32(buf + 16, r->fork.child);
+		len = CAPTURE_FORK_LEN;
+		break;
+	case REC_EXEC: {
+		size_t n = strlen(r->exec.path);
+
+		if (n > sizeof(buf) - len)
+			n = sizeof(buf) - len;
+		memcpy(buf + len, r->exec.path, n);
+		len += n;
+		break;
+	}
+	case REC_EXIT:
+		put_le32(buf + 16, (uint32_t)r->exit.wait_status);
+		len = CAPTURE_EXIT_LEN;
+		break;
+	}
+	write_record(w, (uint16_t)r->type, buf, len);
+	w->records++;
+	return w->error;
+}
+
+int
+capture_finish(struct capture_writer *w, struct capture_end *end)
+{
+	unsigned char buf[CAPTURE_END_LEN];
+	int err, zerr;
+
+	end->records = w->records;
+	put_le64(buf, end->records);
+	put_le64(buf + 8, end->lost_records);
+	put_le64(buf + 16, end->lost_calls);
+	put_le64(buf + 24, end->untraced_processes);
+	put_le32(buf + 32, (uint32_t)end->exit_status);
+	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
+
+	err = w->error;
+	zerr = gzclose(w->gz);
+	w->gz = NULL;
+	if (!err && zerr != Z_OK)
+		err = -EIO;
+	if (!err && rename(w->tmp_path, w->path))
+		err = -errno;
+	if (err)
+		unlink(w->tmp_path);
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+	return err;
+}
+
+void
+capture_abort(struct capture_writer *w)
+{
+	if (!w)
+		return;
+	if (w->gz)
+		gzclose(w->gz);
+	unlink(w->tmp_path);
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The capture file: a gzip stream holding a header and then records, as
+ * doc/capture-format.md describes.  The writer streams records as they
+ * come; the reader hands them back one by one.
+ */
+#ifndef MEMSUP_CAPTURE_H
+#define MEMSUP_CAPTURE_H
+
+#include <stdint.h>
+
+struct record;
+
+/* What the END record holds: the run's totals, known only at the end. */
+struct capture_end {
+	uint64_t records;		/* records written before END */
+	uint64_t lost_records;		/* ring full */
+	uint64_t lost_calls;		/* no room to pair entry and return */
+	uint64_t untraced_processes;	/* probes could not be attached */
+	int32_t exit_status;		/* the workload's wait status */
+};
+
+struct capture_writer;
+struct capture_reader;
+
+/*
+ * Creates path through a private temporary file (mode 0600) that
+ * capture_finish renames into place, so path never holds a partial
+ * capture.  Returns NULL with errno set.
+ */
+struct capture_writer *capture_create(const char *path, int argc, char *const argv[]);
+/* Returns 0 or a negative errno; the first error sticks. */
+int capture_write(struct capture_writer *w, const struct record *r);
+/* Writes END, closes and renames; frees w in every case. */
+int capture_finish(struct capture_writer *w, struct capture_end *end);
+/* Removes the temporary file and frees w.  Accepts NULL. */
+void capture_abort(struct capture_writer *w);
+
+/* Returns NULL with errno set. */
+struct capture_reader *capture_open(const char *path);
+/*
+ * Reads the next record into *r (valid until the next call).  Returns 1
+ * for a record, 0 after END (see capture_totals), or -1 on a damaged
+ * file (see capture_error).
+ */
+int capture_next(struct capture_reader *rd, struct record *r);
+const struct capture_end *capture_totals(const struct capture_reader *rd);
+const char *capture_error(const struct capture_reader *rd);
+/* The command line the capture was taken of, space-separated. */
+const char *capture_command(const struct capture_reader *rd);
+void capture_close(struct capture_reader *rd);
+
+#endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "consumer.h"
+#include "record.h"
+#include "memsup.skel.h"
+#include "probes.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <time.h>
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t
+consumer_now(const struct consumer *c)
+{
+	return monotonic_ns() - c->start_ns;
+}
+
+static int
+on_event(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct ms_event *e = data;
+	struct record r = {
+		.type = REC_CALL,
+		.pid = e->pid,
+		.tid = e->tid,
+		.call = {
+			.call = e->call,
+			.ptr = e->ptr,
+			.size = e->size,
+			.old_ptr = e->old_ptr,
+		},
+	};
+
+	if (size < sizeof(*e))
+		return -EINVAL;
+	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
+	c->sink(c->sink_ctx, &r);
+	return 0;
+}
+
+/*
+ * Opens and loads the programs for one way of attaching: session links,
+ * or a perf link per probe.
+ */
+static int
+load(struct consumer *c, bool session_links, size_t ring_bytes,
+     size_t max_threads, const char **what)
+{
+	struct memsup_bpf *skel;
+	int err;
+
+	*what = "open the BPF programs";
+	skel = memsup_bpf__open();
+	if (!skel)
+		return -errno;
+
+	*what = "size the BPF maps";
+	err = bpf_map__set_max_entries(skel->maps.events, ring_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.pending, max_threads);
+	if (!err && session_links)
+		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
+				probes_session_attach_type());
+	if (!err) {
+		bpf_program__set_autoload(skel->progs.alloc_session, session_links);
+		bpf_program__set_autoload(skel->progs.alloc_enter, !session_links);
+		bpf_program__set_autoload(skel->progs.alloc_exit, !session_links);
+	}
+	if (err)
+		goto fail;
+
+	*what = "load the BPF programs";
+	err = memsup_bpf__load(skel);
+	if (err)
+		goto fail;
+	c->skel = skel;
+	c->session_links = session_links;
+	return 0;
+fail:
+	memsup_bpf__destroy(skel);
+	return err;
+}
+
+/* libbpf's own messages for the load expected to fail on older kernels. */
+static int
+quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+int
+consumer_open(struct consumer *c, size_t ring_bytes, size_t max_threads,
+	      record_sink sink, void *sink_ctx, const char **what)
+{
+	int err;
+
+	c->ring = NULL;
+	c->sink = sink;
+	c->sink_ctx = sink_ctx;
+	c->start_ns = monotonic_ns();
+
+	/* The kernel tells whether it has uprobe sessions by loading one. */
+	libbpf_set_print(quiet_libbpf);
+	err = load(c, true, ring_bytes, max_threads, what);
+	libbpf_set_print(NULL);
+	if (err)
+		err = load(c, false, ring_bytes, max_threads, what);
+	if (err)
+		return err;
+
+	*what = "set up the ring buffer";
+	c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if (!c->ring) {
+		err = -errno;
+		goto fail;
+	}
+	return 0;
+
+fail:
+	consumer_close(c);
+	return err;
+}
+
+void
+consumer_close(struct consumer *c)
+{
+	ring_buffer__free(c->ring);
+	c->ring = NULL;
+	memsup_bpf__destroy(c->skel);
+	c->skel = NULL;
+}
+
+int
+consumer_fd(const struct consumer *c)
+{
+	return ring_buffer__epoll_fd(c->ring);
+}
+
+int
+consumer_drain(struct consumer *c)
+{
+	int n = ring_buffer__consume(c->ring);
+
+	return n < 0 ? n : 0;
+}
+
+void
+consumer_forget_thread(struct consumer *c, pid_t tid)
+{
+	__u32 key = (__u32)tid;
+
+	bpf_map__delete_elem(c->skel->maps.pending, &key, sizeof(key), 0);
+}
+
+uint64_t
+consumer_lost_records(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->lost_records, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumer_lost_calls(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->lost_calls, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The ring consumer: loads memsup's BPF programs and turns what they send
+ * into records for the data path.
+ */
+#ifndef MEMSUP_CONSUMER_H
+#define MEMSUP_CONSUMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct record;
+struct memsup_bpf;
+struct ring_buffer;
+
+typedef void (*record_sink)(void *ctx, const struct record *r);
+
+struct consumer {
+	struct memsup_bpf *skel;
+	struct ring_buffer *ring;
+	bool session_links;	/* the kernel has uprobe sessions */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC when the capture started */
+	record_sink sink;
+	void *sink_ctx;
+};
+
+/*
+ * Opens and loads the BPF programs with a ring of ring_bytes (a power of
+ * two, at least a page).  Returns 0 or a negative errno, with *what
+ * saying which step failed.
+ */
+int consumer_open(struct consumer *c, size_t ring_bytes, size_t max_threads,
+		  record_sink sink, void *sink_ctx, const char **what);
+void consumer_close(struct consumer *c);
+
+/* The fd to poll for records. */
+int consumer_fd(const struct consumer *c);
+/* Hands every committed record to the sink.  Returns 0 or a negative errno. */
+int consumer_drain(struct consumer *c);
+/* Drops any allocator call tid left half-done (new thread, exec). */
+void consumer_forget_thread(struct consumer *c, pid_t tid);
+
+/* Nanoseconds since the capture started. */
+uint64_t consumer_now(const struct consumer *c);
+
+uint64_t consumer_lost_records(const struct consumer *c);
+uint64_t consumer_lost_calls(const struct consumer *c);
+
+#endif

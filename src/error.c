@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+vprint_msg(const char *prefix, int err, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "memsup: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void
+error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_msg("", 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+perror_msg(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_msg("", err, fmt, ap);
+	va_end(ap);
+}
+
+void
+warning_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_msg("warning: ", 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+error_msg_and_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_msg("", 0, fmt, ap);
+	va_end(ap);
+	exit(MS_EXIT_FAILURE);
+}
+
+void
+perror_msg_and_die(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_msg("", err, fmt, ap);
+	va_end(ap);
+	exit(MS_EXIT_FAILURE);
+}
+
+static void *
+check_alloc(void *p)
+{
+	if (!p)
+		error_msg_and_die("out of memory");
+	return p;
+}
+
+void *
+xmalloc(size_t size)
+{
+	return check_alloc(malloc(size ? size : 1));
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	return check_alloc(calloc(nmemb ? nmemb : 1, size ? size : 1));
+}
+
+void *
+xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	return check_alloc(reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1));
+}
+
+char *
+xstrdup(const char *s)
+{
+	return check_alloc(strdup(s));
+}

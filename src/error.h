@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Diagnostics on stderr, prefixed with the program name, and xmalloc. */
+#ifndef MEMSUP_ERROR_H
+#define MEMSUP_ERROR_H
+
+#include <stddef.h>
+
+/* memsup's own exit statuses; the workload's status is passed through. */
+enum {
+	MS_EXIT_READ_ERROR = 1,		/* report: capture missing or corrupt */
+	MS_EXIT_INCOMPLETE = 124,	/* records were lost */
+	MS_EXIT_FAILURE = 125,		/* usage, privileges, kernel, internal */
+	MS_EXIT_CANNOT_EXEC = 126,
+	MS_EXIT_NOT_FOUND = 127,
+};
+
+void error_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void perror_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void warning_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void error_msg_and_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void perror_msg_and_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "heap.h"
+#include "error.h"
+#include "record.h"
+
+#include <stdlib.h>
+
+/*
+ * A forked child starts with a copy of its parent's heap.  Those blocks
+ * are the child's to free, but it did not allocate them, so they never
+ * count towards its live heap, its peak or its leaks.
+ */
+#define HEAP_INHERITED (1ULL << 63)
+
+void
+heap_init(struct heap_model *h)
+{
+	u64map_init(&h->running);
+	h->procs = NULL;
+	h->nprocs = 0;
+	h->tree = (struct heap_stats){ 0 };
+}
+
+void
+heap_free(struct heap_model *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nprocs; i++) {
+		u64map_free(&h->procs[i]->live);
+		free(h->procs[i]->image);
+		free(h->procs[i]);
+	}
+	free(h->procs);
+	u64map_free(&h->running);
+}
+
+static struct heap_process *
+process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
+{
+	struct heap_process *p = xcalloc(1, sizeof(*p));
+
+	p->pid = pid;
+	p->parent = parent;
+	u64map_init(&p->live);
+	h->procs = xreallocarray(h->procs, h->nprocs + 1, sizeof(*h->procs));
+	h->procs[h->nprocs++] = p;
+	u64map_put(&h->running, pid, (uintptr_t)p);
+	return p;
+}
+
+/* Records of a pid the model has not seen start a process of their own. */
+static struct heap_process *
+process_of(struct heap_model *h, uint32_t pid)
+{
+	struct u64map_slot *s = u64map_find(&h->running, pid);
+
+	return s ? (struct heap_process *)(uintptr_t)s->value
+		 : process_new(h, pid, 0);
+}
+
+static void
+note_peak(struct heap_stats *st, uint64_t time_ns)
+{
+	if (st->live_bytes > st->peak_bytes) {
+		st->peak_bytes = st->live_bytes;
+		st->peak_time_ns = time_ns;
+	}
+}
+
+static void
+block_allocated(struct heap_model *h, struct heap_process *p,
+		uint64_t ptr, uint64_t size, uint64_t time_ns)
+{
+	uint64_t old;
+
+	/* An address handed out twice means its free was not seen. */
+	if (u64map_remove(&p->live, ptr, &old) && !(old & HEAP_INHERITED)) {
+		p->stats.live_bytes -= old;
+		p->stats.live_blocks--;
+		h->tree.live_bytes -= old;
+		h->tree.live_blocks--;
+	}
+	u64map_put(&p->live, ptr, size);
+	p->stats.allocs++;
+	p->stats.bytes_allocated += size;
+	p->stats.live_bytes += size;
+	p->stats.live_blocks++;
+	h->tree.allocs++;
+	h->tree.bytes_allocated += size;
+	h->tree.live_bytes += size;
+	h->tree.live_blocks++;
+	note_peak(&p->stats, time_ns);
+	note_peak(&h->tree, time_ns);
+}
+
+static void
+block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr)
+{
+	uint64_t size;
+
+	if (!u64map_remove(&p->live, ptr, &size)) {
+		p->stats.unknown_frees++;
+		h->tree.unknown_frees++;
+		return;
+	}
+	p->stats.frees++;
+	h->tree.frees++;
+	if (size & HEAP_INHERITED)
+		return;
+	p->stats.live_bytes -= size;
+	p->stats.live_blocks--;
+	h->tree.live_bytes -= size;
+	h->tree.live_blocks--;
+}
+
+static void
+call_failed(struct heap_model *h, struct heap_process *p)
+{
+	p->stats.failed_calls++;
+	h->tree.failed_calls++;
+}
+
+static void
+apply_call(struct heap_model *h, const struct record *r)
+{
+	struct heap_process *p = process_of(h, r->pid);
+	uint64_t ptr = r->call.ptr, old = r->call.old_ptr;
+
+	switch (r->call.call) {
+	case MS_CALL_FREE:
+		block_freed(h, p, ptr);
+		return;
+	case MS_CALL_REALLOC:
+	case MS_CALL_REALLOCARRAY:
+		if (!old)
+			break;
+		if (ptr) {
+			block_freed(h, p, old);
+			block_allocated(h, p, ptr, r->call.size, r->time_ns);
+		} else if (r->call.size == 0) {
+			/* glibc: realloc(p, 0) frees p and returns NULL */
+			block_freed(h, p, old);
+		} else {
+			/* A failed realloc leaves the block live. */
+			call_failed(h, p);
+		}
+		return;
+	}
+	if (ptr)
+		block_allocated(h, p, ptr, r->call.size, r->time_ns);
+	else
+		call_failed(h, p);
+}
+
+/* The process's blocks leave the tree's live heap with its address space. */
+static void
+release_blocks(struct heap_model *h, struct heap_process *p)
+{
+	h->tree.live_bytes -= p->stats.live_bytes;
+	h->tree.live_blocks -= p->stats.live_blocks;
+	p->stats.live_bytes = 0;
+	p->stats.live_blocks = 0;
+	u64map_free(&p->live);
+}
+
+static void
+apply_fork(struct heap_model *h, const struct record *r)
+{
+	struct heap_process *parent = process_of(h, r->pid);
+	struct heap_process *child = process_new(h, r->fork.child, r->pid);
+	struct u64map_slot *s;
+
+	if (parent->image)
+		child->image = xstrdup(parent->image);
+	u64map_foreach(&parent->live, s)
+		u64map_put(&child->live, s->key, s->value | HEAP_INHERITED);
+}
+
+static void
+apply_exec(struct heap_model *h, const struct record *r)
+{
+	struct heap_process *p = process_of(h, r->pid);
+
+	/* The old image's heap is gone with its address space. */
+	release_blocks(h, p);
+	free(p->image);
+	p->image = xstrdup(r->exec.path);
+}
+
+static void
+apply_exit(struct heap_model *h, const struct record *r)
+{
+	struct heap_process *p = process_of(h, r->pid);
+
+	p->stats.leaked_bytes = p->stats.live_bytes;
+	p->stats.leaked_blocks = p->stats.live_blocks;
+	h->tree.leaked_bytes += p->stats.live_bytes;
+	h->tree.leaked_blocks += p->stats.live_blocks;
+	p->exited = true;
+	p->wait_status = r->exit.wait_status;
+	release_blocks(h, p);
+	u64map_remove(&h->running, p->pid, NULL);
+}
+
+void
+heap_apply(struct heap_model *h, const struct record *r)
+{
+	switch (r->type) {
+	case REC_CALL:
+		apply_call(h, r);
+		break;
+	case REC_FORK:
+		apply_fork(h, r);
+		break;
+	case REC_EXEC:
+		apply_exec(h, r);
+		break;
+	case REC_EXIT:
+		apply_exit(h, r);
+		break;
+	}
+}

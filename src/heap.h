@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The heap model: replays records into live-block tables and the
+ * statistics the reports print.  The accounting rules are those of
+ * doc/design.md ("What the numbers mean").
+ */
+#ifndef MEMSUP_HEAP_H
+#define MEMSUP_HEAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "u64map.h"
+
+struct record;
+
+struct heap_stats {
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t bytes_allocated;
+	uint64_t failed_calls;		/* returned NULL; nothing changed */
+	uint64_t unknown_frees;		/* address not live in this process */
+	uint64_t live_bytes;
+	uint64_t live_blocks;
+	uint64_t peak_bytes;
+	uint64_t peak_time_ns;
+	uint64_t leaked_bytes;		/* live at process exit */
+	uint64_t leaked_blocks;
+};
+
+struct heap_process {
+	uint32_t pid;
+	uint32_t parent;		/* 0 for the root */
+	char *image;			/* what it runs; NULL before its exec */
+	bool exited;
+	int wait_status;
+	/* address -> requested size, with HEAP_INHERITED for blocks copied
+	 * from the parent at fork */
+	struct u64map live;
+	struct heap_stats stats;
+};
+
+struct heap_model {
+	struct u64map running;		/* pid -> struct heap_process * */
+	struct heap_process **procs;	/* every process, in order of appearance */
+	size_t nprocs;
+	struct heap_stats tree;		/* counts summed; peak of the summed live heap */
+};
+
+void heap_init(struct heap_model *h);
+void heap_free(struct heap_model *h);
+void heap_apply(struct heap_model *h, const struct record *r);
+
+#endif

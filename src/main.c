@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* memsup: command line. */
+#include "config.h"
+#include "error.h"
+#include "report.h"
+#include "run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Defaults; doc/design.md explains the sizes. */
+enum {
+	DEFAULT_RING_BYTES = 16 << 20,
+	DEFAULT_MAX_THREADS = 16384,
+};
+
+static void
+usage(FILE *out)
+{
+	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
+	      "       memsup report [--events] FILE\n"
+	      "\n"
+	      "Run CMD under memsup and record every heap allocation and free of\n"
+	      "its whole process tree; print a summary on exit.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output=FILE  write the capture to FILE\n"
+	      "                     (default: memsup.CMD.PID.cap)\n"
+	      "  -q, --quiet        print no summary\n"
+	      "  -h, --help         show this help and exit\n"
+	      "  -V, --version      show the version and built-in features\n"
+	      "\n"
+	      "Exit status: CMD's own (128+N if killed by signal N); 124 if the\n"
+	      "capture is incomplete; 125 if memsup failed; 126 if CMD cannot be\n"
+	      "run; 127 if CMD was not found.  See memsup(1).\n", out);
+}
+
+static void
+version(void)
+{
+	printf("memsup %s\n"
+	       "features: libbpf %s, per-process uprobes, stack traces: none\n",
+	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_options o = {
+		.ring_bytes = DEFAULT_RING_BYTES,
+		.max_threads = DEFAULT_MAX_THREADS,
+	};
+	int c;
+
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+
+	/* '+': options end at CMD, whose own options are left alone. */
+	while ((c = getopt_long(argc, argv, "+o:qhV", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			version();
+			return 0;
+		default:
+			usage(stderr);
+			return MS_EXIT_FAILURE;
+		}
+	}
+	if (optind == argc) {
+		error_msg("no command given");
+		usage(stderr);
+		return MS_EXIT_FAILURE;
+	}
+	o.argc = argc - optind;
+	o.argv = argv + optind;
+	return run_capture(&o);
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "probes.h"
+#include "error.h"
+#include "memsup.skel.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * The names probed, in order of preference: where two names share an
+ * address (glibc 2.36 makes memalign an alias of aligned_alloc) the first
+ * one wins, so that each call traps and is recorded once.
+ */
+static const struct {
+	const char *name;
+	uint32_t call;
+} allocator_functions[] = {
+	{ "malloc", MS_CALL_MALLOC },
+	{ "calloc", MS_CALL_CALLOC },
+	{ "realloc", MS_CALL_REALLOC },
+	{ "reallocarray", MS_CALL_REALLOCARRAY },
+	{ "free", MS_CALL_FREE },
+	{ "aligned_alloc", MS_CALL_ALIGNED_ALLOC },
+	{ "memalign", MS_CALL_MEMALIGN },
+	{ "posix_memalign", MS_CALL_POSIX_MEMALIGN },
+	{ "valloc", MS_CALL_VALLOC },
+	{ "pvalloc", MS_CALL_PVALLOC },
+};
+#define N_ALLOCATOR_FUNCTIONS (sizeof(allocator_functions) / sizeof(allocator_functions[0]))
+
+/* Resolved files, kept for the whole run: a shell tree execs the same few. */
+static struct probe_target **cache;
+static size_t ncache;
+
+struct elf_scan {
+	bool dynamic;				/* has PT_INTERP */
+	uint64_t vaddr[N_ALLOCATOR_FUNCTIONS];	/* 0: not defined */
+	GElf_Phdr *loads;
+	size_t nloads;
+};
+
+static void
+scan_symbols(Elf *elf, struct elf_scan *scan)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i, nsyms;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) ||
+		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		nsyms = shdr.sh_size / shdr.sh_entsize;
+		for (i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			const char *name;
+			size_t f;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (!name)
+				continue;
+			for (f = 0; f < N_ALLOCATOR_FUNCTIONS; f++)
+				if (!strcmp(name, allocator_functions[f].name))
+					scan->vaddr[f] = sym.st_value;
+		}
+	}
+}
+
+static int
+scan_segments(Elf *elf, struct elf_scan *scan)
+{
+	size_t i, nphdrs;
+
+	if (elf_getphdrnum(elf, &nphdrs))
+		return -ENOEXEC;
+	scan->loads = xcalloc(nphdrs, sizeof(*scan->loads));
+	for (i = 0; i < nphdrs; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr))
+			return -ENOEXEC;
+		if (phdr.p_type == PT_INTERP)
+			scan->dynamic = true;
+		else if (phdr.p_type == PT_LOAD && (phdr.p_flags & PF_X))
+			scan->loads[scan->nloads++] = phdr;
+	}
+	return 0;
+}
+
+static int
+scan_elf(const char *path, struct elf_scan *scan)
+{
+	Elf *elf;
+	int fd, err;
+
+	memset(scan, 0, sizeof(*scan));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	err = scan_segments(elf, scan);
+	if (!err)
+		scan_symbols(elf, scan);
+out:
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* uprobes take a file offset, symbols give a virtual address. */
+static bool
+file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t *offset)
+{
+	size_t i;
+
+	for (i = 0; i < scan->nloads; i++) {
+		const GElf_Phdr *p = &scan->loads[i];
+
+		if (vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz) {
+			*offset = vaddr - p->p_vaddr + p->p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+fill_target(struct probe_target *t, const struct elf_scan *scan)
+{
+	size_t f, g;
+
+	for (f = 0; f < N_ALLOCATOR_FUNCTIONS; f++) {
+		uint64_t offset;
+		bool alias = false;
+
+		if (!scan->vaddr[f] || !file_offset(scan, scan->vaddr[f], &offset))
+			continue;
+		for (g = 0; g < f; g++)
+			alias |= scan->vaddr[g] == scan->vaddr[f];
+		if (alias)
+			continue;
+		t->calls[t->ncalls].call = allocator_functions[f].call;
+		t->calls[t->ncalls].offset = offset;
+		t->ncalls++;
+	}
+}
+
+static struct probe_target *
+cached_target(const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < ncache; i++)
+		if (cache[i]->dev == st->st_dev && cache[i]->ino == st->st_ino)
+			return cache[i];
+	return NULL;
+}
+
+/*
+ * Resolves one file, once per inode.  scan_path is what is opened (for
+ * the executable, /proc/PID/exe, which names the very inode the process
+ * runs even if its path was replaced since).
+ */
+static int
+resolve_target(const char *scan_path, const char *display_path,
+	       struct probe_target **out)
+{
+	struct elf_scan scan;
+	struct probe_target *t;
+	struct stat st;
+	int err;
+
+	if (stat(scan_path, &st))
+		return -errno;
+	t = cached_target(&st);
+	if (t) {
+		*out = t;
+		return 0;
+	}
+	err = scan_elf(scan_path, &scan);
+	if (!err) {
+		t = xcalloc(1, sizeof(*t));
+		t->path = xstrdup(display_path);
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		t->dynamic = scan.dynamic;
+		fill_target(t, &scan);
+		cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
+		cache[ncache++] = t;
+		*out = t;
+	}
+	free(scan.loads);
+	return err;
+}
+
+/* The C library memsup itself runs with: the one a dynamic workload maps. */
+static const char *
+libc_path(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)malloc, &info) || !info.dli_fname)
+		return NULL;
+	return info.dli_fname;
+}
+
+int
+image_targets_find(pid_t pid, struct image_targets *out, const char **why)
+{
+	static char exe[64], exe_path[4096];
+	struct probe_target *t;
+	const char *libc;
+	ssize_t len;
+	int err;
+
+	out->ntargets = 0;
+	out->exe = NULL;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	len = readlink(exe, exe_path, sizeof(exe_path) - 1);
+	if (len < 0) {
+		*why = exe;
+		return -errno;
+	}
+	exe_path[len] = '\0';
+
+	*why = exe_path;
+	err = resolve_target(exe, exe_path, &t);
+	if (err)
+		return err;
+	if (t->ncalls) {
+		out->exe = t;
+		out->targets[out->ntargets++] = t;
+	}
+	if (!t->dynamic)
+		return 0;
+
+	libc = libc_path();
+	*why = libc ? libc : "the C library";
+	if (!libc)
+		return -ENOENT;
+	err = resolve_target(libc, libc, &t);
+	if (err)
+		return err;
+	out->targets[out->ntargets++] = t;
+	return 0;
+}
+
+/*
+ * BPF_LINK_CREATE for a uprobe session link (Linux 6.10+).  libbpf 1.1
+ * knows neither the attach type nor its attributes, so the call is made
+ * here; the layout is the kernel's link_create.uprobe_multi, a stable ABI.
+ */
+enum {
+	MS_BPF_LINK_CREATE = 28,
+	MS_BPF_TRACE_UPROBE_SESSION = 57,
+};
+
+struct uprobe_session_attr {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t multi_flags;
+	uint32_t pid;
+	uint32_t pad;
+};
+
+int
+probes_session_attach_type(void)
+{
+	return MS_BPF_TRACE_UPROBE_SESSION;
+}
+
+static int
+attach_session(struct process_probes *pp, const struct memsup_bpf *skel,
+	       pid_t pid, const char *path, const struct probe_target *t)
+{
+	uint64_t offsets[MS_CALL_MAX], cookies[MS_CALL_MAX];
+	struct uprobe_session_attr attr;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < t->ncalls; i++) {
+		offsets[i] = t->calls[i].offset;
+		cookies[i] = t->calls[i].call;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
+	attr.attach_type = MS_BPF_TRACE_UPROBE_SESSION;
+	attr.path = (uintptr_t)path;
+	attr.offsets = (uintptr_t)offsets;
+	attr.cookies = (uintptr_t)cookies;
+	attr.cnt = (uint32_t)t->ncalls;
+	attr.pid = (uint32_t)pid;
+	fd = (int)syscall(__NR_bpf, MS_BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return -errno;
+	pp->fds[pp->nfds++] = fd;
+	return 0;
+}
+
+static int
+attach_perf(struct process_probes *pp, struct bpf_program *prog, pid_t pid,
+	    const char *path, uint64_t offset, uint32_t call, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = call, .retprobe = retprobe);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	if (!link)
+		return -errno;
+	pp->links[pp->nlinks++] = link;
+	return 0;
+}
+
+/* A perf link for each entry, and for each return but free's. */
+static int
+attach_perf_links(struct process_probes *pp, const struct memsup_bpf *skel,
+		  pid_t pid, const char *path, const struct probe_target *t)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->ncalls && !err; i++) {
+		uint32_t call = t->calls[i].call;
+		uint64_t off = t->calls[i].offset;
+
+		err = attach_perf(pp, skel->progs.alloc_enter, pid, path, off,
+				  call, false);
+		if (!err && call != MS_CALL_FREE)
+			err = attach_perf(pp, skel->progs.alloc_exit, pid, path,
+					  off, call, true);
+	}
+	return err;
+}
+
+int
+process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
+		      bool session_links, pid_t pid, const struct image_targets *it)
+{
+	size_t i, most = 0;
+	int err = 0;
+
+	for (i = 0; i < it->ntargets; i++)
+		most += 2 * it->targets[i]->ncalls;
+	pp->links = xcalloc(most, sizeof(*pp->links));
+	pp->nlinks = 0;
+	pp->fds = xcalloc(it->ntargets, sizeof(*pp->fds));
+	pp->nfds = 0;
+
+	for (i = 0; i < it->ntargets && !err; i++) {
+		const struct probe_target *t = it->targets[i];
+		char exe[64];
+		const char *path = t->path;
+
+		/* The executable's path may name another file by now. */
+		if (t == it->exe) {
+			snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+			path = exe;
+		}
+		if (session_links)
+			err = attach_session(pp, skel, pid, path, t);
+		else
+			err = attach_perf_links(pp, skel, pid, path, t);
+	}
+	if (err)
+		process_probes_detach(pp);
+	return err;
+}
+
+void
+process_probes_detach(struct process_probes *pp)
+{
+	size_t i;
+
+	for (i = 0; i < pp->nlinks; i++)
+		bpf_link__destroy(pp->links[i]);
+	for (i = 0; i < pp->nfds; i++)
+		close(pp->fds[i]);
+	free(pp->links);
+	free(pp->fds);
+	memset(pp, 0, sizeof(*pp));
+}
+
+void
+probe_targets_release(void)
+{
+	size_t i;
+
+	for (i = 0; i < ncache; i++) {
+		free(cache[i]->path);
+		free(cache[i]);
+	}
+	free(cache);
+	cache = NULL;
+	ncache = 0;
+}

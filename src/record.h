@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A record of the capture: what the data path carries from the ring
+ * consumer and the tracer to the heap model and the capture file, and
+ * from a capture file back to the reports.
+ */
+#ifndef MEMSUP_RECORD_H
+#define MEMSUP_RECORD_H
+
+#include <stdint.h>
+#include "memsup.h"
+
+enum record_type {
+	REC_CALL = 1,		/* an allocator call: struct ms_event */
+	REC_FORK,		/* a new process, child of pid */
+	REC_EXEC,		/* pid now runs a new image */
+	REC_EXIT,		/* pid is gone */
+};
+
+struct record {
+	enum record_type type;
+	uint64_t time_ns;	/* since the capture started */
+	uint32_t pid;
+	uint32_t tid;
+	union {
+		struct {
+			uint32_t call;	/* enum ms_call */
+			uint64_t ptr;
+			uint64_t size;
+			uint64_t old_ptr;
+		} call;
+		struct {
+			uint32_t child;
+		} fork;
+		struct {
+			const char *path;
+		} exec;
+		struct {
+			int32_t wait_status;
+		} exit;
+	};
+};
+
+/* "Malloc", "Free", ...; NULL for an unknown call. */
+const char *call_name(uint32_t call);
+
+#endif

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "report-text.h"
+#include "capture.h"
+#include "error.h"
+#include "heap.h"
+#include "record.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Past this many processes the summary lists the largest peaks only. */
+enum { SUMMARY_MAX_PROCESSES = 16 };
+
+const char *
+describe_wait_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status)) {
+		snprintf(buf, size, "exited %d", WEXITSTATUS(status));
+	} else if (WIFSIGNALED(status)) {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+
+		if (name)
+			snprintf(buf, size, "killed by SIG%s", name);
+		else
+			snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+	} else {
+		snprintf(buf, size, "wait status 0x%x", (unsigned)status);
+	}
+	return buf;
+}
+
+static double
+seconds(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static void
+print_stats(FILE *out, const struct heap_stats *st)
+{
+	fprintf(out, "    allocations:    %" PRIu64 " (%" PRIu64 " bytes)\n",
+		st->allocs, st->bytes_allocated);
+	fprintf(out, "    frees:          %" PRIu64 "\n", st->frees);
+	fprintf(out, "    peak live heap: %" PRIu64 " bytes at %.6f s\n",
+		st->peak_bytes, seconds(st->peak_time_ns));
+	fprintf(out, "    leaked at exit: %" PRIu64 " bytes in %" PRIu64 " blocks\n",
+		st->leaked_bytes, st->leaked_blocks);
+	fprintf(out, "    unknown frees:  %" PRIu64 "\n", st->unknown_frees);
+	fprintf(out, "    failed calls:   %" PRIu64 "\n", st->failed_calls);
+}
+
+static int
+by_peak_descending(const void *a, const void *b)
+{
+	const struct heap_process *pa = *(const struct heap_process *const *)a;
+	const struct heap_process *pb = *(const struct heap_process *const *)b;
+
+	if (pa->stats.peak_bytes != pb->stats.peak_bytes)
+		return pa->stats.peak_bytes < pb->stats.peak_bytes ? 1 : -1;
+	return pa->pid < pb->pid ? -1 : pa->pid > pb->pid;
+}
+
+static void
+print_process(FILE *out, const struct heap_process *p)
+{
+	char status[64];
+
+	fprintf(out, "  process %u %s (%s)\n", p->pid,
+		p->image ? p->image : "?",
+		p->exited ? describe_wait_status(p->wait_status, status, sizeof(status))
+			  : "still running");
+	print_stats(out, &p->stats);
+}
+
+void
+summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end)
+{
+	const struct heap_process **order = xreallocarray(NULL, h->nprocs, sizeof(*order));
+	size_t i, nshown = h->nprocs;
+
+	fprintf(out, "memsup summary: %zu process%s\n", h->nprocs,
+		h->nprocs == 1 ? "" : "es");
+	fprintf(out, "  whole tree\n");
+	print_stats(out, &h->tree);
+
+	memcpy(order, h->procs, h->nprocs * sizeof(*order));
+	if (h->nprocs > SUMMARY_MAX_PROCESSES) {
+		qsort(order, h->nprocs, sizeof(*order), by_peak_descending);
+		nshown = SUMMARY_MAX_PROCESSES;
+	}
+	for (i = 0; i < nshown; i++)
+		print_process(out, order[i]);
+	if (nshown < h->nprocs)
+		fprintf(out, "  (%zu more processes with smaller peaks)\n",
+			h->nprocs - nshown);
+	free(order);
+
+	fprintf(out, "  lost records:   %" PRIu64 "\n", end->lost_records);
+	if (end->lost_calls)
+		fprintf(out, "  lost calls:     %" PRIu64 "\n", end->lost_calls);
+	if (end->untraced_processes)
+		fprintf(out, "  untraced processes: %" PRIu64 "\n",
+			end->untraced_processes);
+}
+
+void
+event_print(FILE *out, const struct record *r)
+{
+	fprintf(out, "%.6f %u %u ", seconds(r->time_ns), r->pid, r->tid);
+	switch (r->type) {
+	case REC_CALL:
+		fputs(call_name(r->call.call), out);
+		if (r->call.call != MS_CALL_FREE)
+			fprintf(out, " size=%" PRIu64, r->call.size);
+		if (r->call.call == MS_CALL_REALLOC ||
+		    r->call.call == MS_CALL_REALLOCARRAY)
+			fprintf(out, " old=0x%" PRIx64, r->call.old_ptr);
+		fprintf(out, " ptr=0x%" PRIx64 "\n", r->call.ptr);
+		break;
+	case REC_FORK:
+		fprintf(out, "Fork child=%u\n", r->fork.child);
+		break;
+	case REC_EXEC:
+		fprintf(out, "Exec path=%s\n", r->exec.path);
+		break;
+	case REC_EXIT:
+		if (WIFSIGNALED(r->exit.wait_status))
+			fprintf(out, "Exit signal=%d\n", WTERMSIG(r->exit.wait_status));
+		else
+			fprintf(out, "Exit code=%d\n", WEXITSTATUS(r->exit.wait_status));
+		break;
+	}
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Text reports: the summary and the event list. */
+#ifndef MEMSUP_REPORT_TEXT_H
+#define MEMSUP_REPORT_TEXT_H
+
+#include <stdio.h>
+
+struct capture_end;
+struct heap_model;
+struct record;
+
+/* How a wait status reads: "exited 3", "killed by SIGKILL". */
+const char *describe_wait_status(int status, char *buf, size_t size);
+
+void summary_print(FILE *out, const struct heap_model *h,
+		   const struct capture_end *end);
+/* One line per record: time, pid, tid, what happened. */
+void event_print(FILE *out, const struct record *r);
+
+#endif

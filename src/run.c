@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A capture session wires the parts together: the tracer reports process
+ * events, the consumer reports allocator calls, and both become records
+ * that go, in order, to the capture file and the heap model.
+ */
+#include "config.h"
+#include "run.h"
+#include "capture.h"
+#include "consumer.h"
+#include "error.h"
+#include "heap.h"
+#include "launch.h"
+#include "privileges.h"
+#include "probes.h"
+#include "record.h"
+#include "report-text.h"
+#include "tracer.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct traced_process {
+	struct image_targets targets;
+	struct process_probes probes;
+};
+
+struct session {
+	struct consumer consumer;
+	struct capture_writer *capture;
+	struct heap_model heap;
+	struct tracer tracer;
+	struct u64map processes;	/* pid -> struct traced_process * */
+	uint64_t untraced;		/* processes whose probes failed */
+	int capture_error;
+};
+
+static void
+sink(void *ctx, const struct record *r)
+{
+	struct session *s = ctx;
+	int err = capture_write(s->capture, r);
+
+	if (err && !s->capture_error)
+		s->capture_error = err;
+	heap_apply(&s->heap, r);
+}
+
+/* Records of a process event follow every call committed before it. */
+static void
+emit_process_record(struct session *s, struct record *r)
+{
+	consumer_drain(&s->consumer);
+	r->time_ns = consumer_now(&s->consumer);
+	sink(s, r);
+}
+
+static struct traced_process *
+traced(struct session *s, pid_t pid)
+{
+	struct u64map_slot *slot = u64map_find(&s->processes, (uint64_t)pid);
+	struct traced_process *tp;
+
+	if (slot)
+		return (struct traced_process *)(uintptr_t)slot->value;
+	tp = xcalloc(1, sizeof(*tp));
+	u64map_put(&s->processes, (uint64_t)pid, (uintptr_t)tp);
+	return tp;
+}
+
+static void
+attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
+{
+	const char *why = "";
+	int err = 0;
+
+	if (!tp->targets.ntargets)
+		err = image_targets_find(pid, &tp->targets, &why);
+	if (!err && !tp->targets.ntargets) {
+		warning_msg("process %d: %s defines no allocator functions and "
+			    "links no C library; its allocations are not traced",
+			    pid, why);
+		return;
+	}
+	if (!err) {
+		why = tp->targets.targets[0]->path;
+		err = process_probes_attach(&tp->probes, s->consumer.skel,
+					    s->consumer.session_links, pid,
+					    &tp->targets);
+	}
+	if (err) {
+		error_msg("process %d: cannot probe %s: %s; its allocations are "
+			  "not traced", pid, why, strerror(-err));
+		s->untraced++;
+	}
+}
+
+static void
+on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
+{
+	struct session *s = ctx;
+	struct record r = { .type = REC_FORK, .pid = (uint32_t)parent,
+			    .tid = (uint32_t)parent, .fork.child = (uint32_t)child };
+	struct traced_process *tp = traced(s, child);
+
+	emit_process_record(s, &r);
+	/* The child maps what its parent maps. */
+	tp->targets = traced(s, parent)->targets;
+	/* Its parent's probes see a shared address space already. */
+	if (!shares_vm)
+		attach_probes(s, child, tp);
+}
+
+static void
+on_thread_started(void *ctx, pid_t tid)
+{
+	struct session *s = ctx;
+
+	consumer_forget_thread(&s->consumer, tid);
+}
+
+static void
+on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
+{
+	struct session *s = ctx;
+	struct traced_process *tp = traced(s, pid);
+	char link[64], path[4096];
+	struct record r = { .type = REC_EXEC, .pid = (uint32_t)pid,
+			    .tid = (uint32_t)pid, .exec.path = path };
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len < 0)
+		len = 0;
+	path[len] = '\0';
+
+	process_probes_detach(&tp->probes);
+	consumer_forget_thread(&s->consumer, pid);
+	consumer_forget_thread(&s->consumer, former_tid);
+	emit_process_record(s, &r);
+	tp->targets.ntargets = 0;
+	attach_probes(s, pid, tp);
+}
+
+static void
+on_process_exited(void *ctx, pid_t pid, int wait_status)
+{
+	struct session *s = ctx;
+	struct record r = { .type = REC_EXIT, .pid = (uint32_t)pid,
+			    .tid = (uint32_t)pid, .exit.wait_status = wait_status };
+	uint64_t value;
+
+	emit_process_record(s, &r);
+	if (u64map_remove(&s->processes, (uint64_t)pid, &value)) {
+		struct traced_process *tp = (struct traced_process *)(uintptr_t)value;
+
+		process_probes_detach(&tp->probes);
+		free(tp);
+	}
+}
+
+static const struct tracer_ops session_tracer_ops = {
+	.process_forked = on_process_forked,
+	.thread_started = on_thread_started,
+	.process_exec = on_process_exec,
+	.process_exited = on_process_exited,
+};
+
+static void
+reap(struct session *s)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		tracer_handle(&s->tracer, tid, status);
+}
+
+/*
+ * Signals sent to memsup with kill(1) go on to the workload.  A terminal's
+ * ^C already reached the whole foreground process group, workload included.
+ */
+static void
+forward_signal(struct session *s, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+		kill(s->tracer.root, (int)si->ssi_signo);
+}
+
+static int
+handle_signals(struct session *s, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			reap(s);
+		else
+			forward_signal(s, &si);
+	}
+	return 0;
+}
+
+static int
+trace_until_done(struct session *s, int sfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int err = 0;
+
+	if (ep < 0)
+		return -errno;
+	ev.data.fd = sfd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev))
+		goto fail;
+	ev.data.fd = consumer_fd(&s->consumer);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto fail;
+
+	/* SIGCHLD may have come before the signalfd was polled. */
+	reap(s);
+	while (!tracer_done(&s->tracer)) {
+		struct epoll_event events[2];
+		int i, n = epoll_wait(ep, events, 2, -1);
+
+		if (n < 0 && errno != EINTR)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			if (events[i].data.fd == sfd)
+				handle_signals(s, sfd);
+			else
+				consumer_drain(&s->consumer);
+		}
+	}
+	consumer_drain(&s->consumer);
+	close(ep);
+	return 0;
+fail:
+	err = -errno;
+	close(ep);
+	return err;
+}
+
+static char *
+default_output(const char *cmd)
+{
+	char *copy = xstrdup(cmd);
+	char *name = xmalloc(strlen(cmd) + 64);
+
+	sprintf(name, "memsup.%s.%d.cap", basename(copy), getpid());
+	free(copy);
+	return name;
+}
+
+static int
+exit_status_of(int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return WEXITSTATUS(wait_status);
+}
+
+static int
+check_environment(void)
+{
+	char missing[128];
+	int err = check_capabilities(missing, sizeof(missing));
+
+	if (err == -EPERM) {
+		error_msg("memsup needs root, or CAP_BPF, CAP_PERFMON and "
+			  "CAP_SYS_PTRACE; missing: %s", missing);
+		return -1;
+	}
+	if (check_kernel_btf()) {
+		error_msg("this kernel exposes no BTF (/sys/kernel/btf/vmlinux); "
+			  "memsup needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+explain_bpf_failure(const char *what, int err)
+{
+	if (err == -ENOSYS)
+		error_msg("cannot %s: this kernel has no BPF support "
+			  "(CONFIG_BPF_SYSCALL)", what);
+	else if (err == -EPERM || err == -EACCES)
+		error_msg("cannot %s: %s (BPF is restricted here: check "
+			  "kernel.unprivileged_bpf_disabled, lockdown and seccomp)",
+			  what, strerror(-err));
+	else
+		error_msg("cannot %s: %s", what, strerror(-err));
+}
+
+static int
+finish(struct session *s, const char *output, bool quiet)
+{
+	struct capture_end end = {
+		.lost_records = consumer_lost_records(&s->consumer),
+		.lost_calls = consumer_lost_calls(&s->consumer),
+		.untraced_processes = s->untraced,
+		.exit_status = s->tracer.root_status,
+	};
+	int err = s->capture_error;
+	char status[64];
+
+	if (err)
+		capture_abort(s->capture);
+	else
+		err = capture_finish(s->capture, &end);
+	s->capture = NULL;
+	if (!quiet)
+		summary_print(stderr, &s->heap, &end);
+	if (err) {
+		error_msg("cannot write capture %s: %s", output, strerror(-err));
+		return MS_EXIT_FAILURE;
+	}
+	if (!quiet)
+		fprintf(stderr, "memsup: capture written to %s\n", output);
+	if (end.lost_records || end.lost_calls || end.untraced_processes) {
+		error_msg("capture incomplete: %llu records lost, %llu calls lost, "
+			  "%llu processes untraced (workload %s)",
+			  (unsigned long long)end.lost_records,
+			  (unsigned long long)end.lost_calls,
+			  (unsigned long long)end.untraced_processes,
+			  describe_wait_status(end.exit_status, status, sizeof(status)));
+		return MS_EXIT_INCOMPLETE;
+	}
+	return exit_status_of(end.exit_status);
+}
+
+int
+run_capture(const struct run_options *o)
+{
+	struct session s = { 0 };
+	char *output = o->output ? xstrdup(o->output) : default_output(o->argv[0]);
+	const char *what;
+	sigset_t mask;
+	int err, exec_errno, sfd = -1, ret = MS_EXIT_FAILURE;
+	pid_t root;
+
+	heap_init(&s.heap);
+	u64map_init(&s.processes);
+	tracer_init(&s.tracer, &session_tracer_ops, &s);
+
+	if (check_environment())
+		goto out;
+	err = consumer_open(&s.consumer, o->ring_bytes, o->max_threads, sink, &s, &what);
+	if (err) {
+		explain_bpf_failure(what, err);
+		goto out;
+	}
+	s.capture = capture_create(output, o->argc, o->argv);
+	if (!s.capture) {
+		perror_msg("cannot create capture %s", output);
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sfd < 0) {
+		perror_msg("signalfd");
+		goto out;
+	}
+
+	root = launch_traced(o->argv, &exec_errno);
+	if (root < 0) {
+		perror_msg("cannot start %s under ptrace", o->argv[0]);
+		goto out;
+	}
+	if (exec_errno) {
+		waitpid(root, NULL, __WALL);
+		errno = exec_errno;
+		perror_msg("cannot run '%s'", o->argv[0]);
+		ret = exec_errno == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC;
+		goto out;
+	}
+	tracer_add_root(&s.tracer, root);
+
+	err = trace_until_done(&s, sfd);
+	if (err) {
+		/* PTRACE_O_EXITKILL takes the tree down with memsup. */
+		errno = -err;
+		perror_msg("tracing failed");
+		goto out;
+	}
+	ret = finish(&s, output, o->quiet);
+
+out:
+	capture_abort(s.capture);
+	if (sfd >= 0)
+		close(sfd);
+	tracer_free(&s.tracer);
+	{
+		struct u64map_slot *slot;
+
+		u64map_foreach(&s.processes, slot) {
+			struct traced_process *tp = (void *)(uintptr_t)slot->value;
+
+			process_probes_detach(&tp->probes);
+			free(tp);
+		}
+	}
+	u64map_free(&s.processes);
+	consumer_close(&s.consumer);
+	probe_targets_release();
+	heap_free(&s.heap);
+	free(output);
+	return ret;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "tracer.h"
+#include "error.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+
+struct tracee {
+	pid_t tid;
+	pid_t pid;		/* thread group; 0 until its parent's event */
+	bool first_stop_seen;
+};
+
+void
+tracer_init(struct tracer *t, const struct tracer_ops *ops, void *ctx)
+{
+	t->ops = ops;
+	t->ctx = ctx;
+	u64map_init(&t->threads);
+	t->root = 0;
+	t->root_status = 0;
+}
+
+void
+tracer_free(struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	u64map_foreach(&t->threads, s)
+		free((struct tracee *)(uintptr_t)s->value);
+	u64map_free(&t->threads);
+}
+
+static struct tracee *
+find(const struct tracer *t, pid_t tid)
+{
+	struct u64map_slot *s = u64map_find(&t->threads, (uint64_t)tid);
+
+	return s ? (struct tracee *)(uintptr_t)s->value : NULL;
+}
+
+static struct tracee *
+add(struct tracer *t, pid_t tid)
+{
+	struct tracee *tr = xcalloc(1, sizeof(*tr));
+
+	tr->tid = tid;
+	u64map_put(&t->threads, (uint64_t)tid, (uintptr_t)tr);
+	return tr;
+}
+
+static void
+drop(struct tracer *t, struct tracee *tr)
+{
+	u64map_remove(&t->threads, (uint64_t)tr->tid, NULL);
+	free(tr);
+}
+
+void
+tracer_add_root(struct tracer *t, pid_t root)
+{
+	struct tracee *tr = add(t, root);
+
+	tr->pid = root;
+	tr->first_stop_seen = true;	/* seized, not auto-attached */
+	t->root = root;
+}
+
+bool
+tracer_done(const struct tracer *t)
+{
+	return t->threads.count == 0;
+}
+
+/*
+ * A tracee that died since its stop makes ptrace fail with ESRCH; its
+ * death is reported by wait, so there is nothing to do here.
+ */
+static void
+resume(pid_t tid, int request, int sig)
+{
+	if (ptrace(request, tid, 0L, (long)sig) && errno != ESRCH)
+		perror_msg("ptrace(%s) of %d",
+			   request == PTRACE_LISTEN ? "LISTEN" : "CONT", tid);
+}
+
+static pid_t
+thread_group_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static bool
+same_vm(pid_t a, pid_t b)
+{
+	return syscall(SYS_kcmp, a, b, KCMP_VM, 0L, 0L) == 0;
+}
+
+/*
+ * The child of a fork, vfork or clone event.  Its own first stop may be
+ * reported before or after this event; it stays held until both are in.
+ */
+static void
+adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
+{
+	struct tracee *child = find(t, child_tid);
+	pid_t child_pid = event == PTRACE_EVENT_CLONE ? thread_group_of(child_tid)
+						      : child_tid;
+
+	if (!child)
+		child = add(t, child_tid);
+	if (!child_pid)		/* gone already: its exit is on its way */
+		child_pid = child_tid;
+	child->pid = child_pid;
+
+	if (child_pid != parent->pid) {
+		bool shares_vm = event == PTRACE_EVENT_VFORK ||
+				 (event == PTRACE_EVENT_CLONE &&
+				  same_vm(parent->tid, child_tid));
+
+		t->ops->process_forked(t->ctx, parent->pid, child_pid, shares_vm);
+	}
+	t->ops->thread_started(t->ctx, child_tid);
+	if (child->first_stop_seen)
+		resume(child_tid, PTRACE_CONT, 0);
+}
+
+static void
+handle_event(struct tracer *t, struct tracee *tr, int event)
+{
+	unsigned long msg = 0;
+
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, tr->tid, 0L, &msg) == 0)
+			adopt_child(t, tr, event, (pid_t)msg);
+		break;
+	case PTRACE_EVENT_EXEC:
+		/*
+		 * A non-leader that execs takes the leader's tid; the old
+		 * leader is gone without an exit report.
+		 */
+		if (ptrace(PTRACE_GETEVENTMSG, tr->tid, 0L, &msg) == 0 &&
+		    (pid_t)msg != tr->tid) {
+			struct tracee *former = find(t, (pid_t)msg);
+
+			if (former)
+				drop(t, former);
+		}
+		t->ops->process_exec(t->ctx, tr->pid, (pid_t)msg);
+		break;
+	}
+	resume(tr->tid, PTRACE_CONT, 0);
+}
+
+static bool
+is_group_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void
+handle_stop(struct tracer *t, struct tracee *tr, int status)
+{
+	int sig = WSTOPSIG(status);
+	int event = (unsigned)status >> 16;
+	bool first = !tr->first_stop_seen;
+
+	tr->first_stop_seen = true;
+	if (!tr->pid)
+		return;		/* a newborn: held until its parent's event */
+
+	if (event == PTRACE_EVENT_STOP) {
+		/*
+		 * A newborn's first stop and an interrupt are resumed; a
+		 * group-stop is listened to, so that job control still
+		 * keeps it stopped until SIGCONT.
+		 */
+		if (!first && is_group_stop_signal(sig))
+			resume(tr->tid, PTRACE_LISTEN, 0);
+		else
+			resume(tr->tid, PTRACE_CONT, 0);
+	} else if (event) {
+		handle_event(t, tr, event);
+	} else {
+		/* Signal-delivery-stop: deliver the signal. */
+		resume(tr->tid, PTRACE_CONT, sig);
+	}
+}
+
+static void
+handle_death(struct tracer *t, struct tracee *tr, int status)
+{
+	pid_t pid = tr->pid, tid = tr->tid;
+
+	drop(t, tr);
+	if (tid == t->root)
+		t->root_status = status;
+	/* The leader is reported only once its whole group is gone. */
+	if (pid && tid == pid)
+		t->ops->process_exited(t->ctx, pid, status);
+}
+
+void
+tracer_handle(struct tracer *t, pid_t tid, int status)
+{
+	struct tracee *tr = find(t, tid);
+
+	if (WIFSTOPPED(status)) {
+		if (!tr)
+			tr = add(t, tid);	/* auto-attached, event not seen yet */
+		handle_stop(t, tr, status);
+	} else if (tr && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		handle_death(t, tr, status);
+	}
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The process-tree state machine: owns every thread of the traced tree
+ * through ptrace, turns wait statuses into process events, and resumes
+ * each stop with the action it calls for.  See doc/design.md, "ptrace".
+ */
+#ifndef MEMSUP_TRACER_H
+#define MEMSUP_TRACER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "u64map.h"
+
+/* Called while the thread concerned is held in a ptrace-stop. */
+struct tracer_ops {
+	/* A new process; shares_vm for vfork and CLONE_VM children. */
+	void (*process_forked)(void *ctx, pid_t parent, pid_t child, bool shares_vm);
+	/* A thread the tracer has not seen run yet (including a new process's). */
+	void (*thread_started)(void *ctx, pid_t tid);
+	/* pid runs a new image, not one instruction of which has run. */
+	void (*process_exec)(void *ctx, pid_t pid, pid_t former_tid);
+	/* The last thread of pid is gone. */
+	void (*process_exited)(void *ctx, pid_t pid, int wait_status);
+};
+
+struct tracer {
+	const struct tracer_ops *ops;
+	void *ctx;
+	struct u64map threads;		/* tid -> struct tracee * */
+	pid_t root;
+	int root_status;
+};
+
+/* The options every tracee is seized with. */
+#define TRACER_PTRACE_OPTIONS \
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+void tracer_init(struct tracer *t, const struct tracer_ops *ops, void *ctx);
+void tracer_free(struct tracer *t);
+/* Adopts root, already seized and about to exec. */
+void tracer_add_root(struct tracer *t, pid_t root);
+/* Handles one wait status of tid and resumes it when that is due. */
+void tracer_handle(struct tracer *t, pid_t tid, int status);
+/* Nothing is left to trace. */
+bool tracer_done(const struct tracer *t);
+
+#endif
