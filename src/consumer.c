@@ -24,11 +24,9 @@ consumer_now(const struct consumer *c)
 	return monotonic_ns() - c->start_ns;
 }
 
-static int
-on_event(void *ctx, void *data, size_t size)
+static void
+send_record(struct consumer *c, const struct ms_event *e)
 {
-	struct consumer *c = ctx;
-	const struct ms_event *e = data;
 	struct record r = {
 		.type = REC_CALL,
 		.pid = e->pid,
@@ -41,10 +39,28 @@ on_event(void *ctx, void *data, size_t size)
 		},
 	};
 
-	if (size < sizeof(*e))
-		return -EINVAL;
 	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
+}
+
+/*
+ * A record later than the drain's limit is kept back for the next drain:
+ * libbpf has consumed it already when the callback stops the drain.
+ */
+static int
+on_event(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct ms_event *e = data;
+
+	if (size < sizeof(*e))
+		return -EINVAL;
+	if (e->time_ns > c->limit_ns) {
+		c->held = *e;
+		c->has_held = true;
+		return -EAGAIN;
+	}
+	send_record(c, e);
 	return 0;
 }
 
@@ -147,11 +163,25 @@ consumer_fd(const struct consumer *c)
 }
 
 int
+consumer_drain_until(struct consumer *c, uint64_t limit_ns)
+{
+	int n;
+
+	c->limit_ns = limit_ns == UINT64_MAX ? UINT64_MAX : c->start_ns + limit_ns;
+	if (c->has_held) {
+		if (c->held.time_ns > c->limit_ns)
+			return 0;
+		c->has_held = false;
+		send_record(c, &c->held);
+	}
+	n = ring_buffer__consume(c->ring);
+	return n < 0 && n != -EAGAIN ? n : 0;
+}
+
+int
 consumer_drain(struct consumer *c)
 {
-	int n = ring_buffer__consume(c->ring);
-
-	return n < 0 ? n : 0;
+	return consumer_drain_until(c, UINT64_MAX);
 }
 
 void

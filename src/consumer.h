@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "memsup.h"
 
 struct record;
 struct memsup_bpf;
@@ -24,6 +25,9 @@ struct consumer {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the capture started */
 	record_sink sink;
 	void *sink_ctx;
+	uint64_t limit_ns;	/* of the drain under way, CLOCK_MONOTONIC */
+	struct ms_event held;	/* the first record past the last limit */
+	bool has_held;
 };
 
 /*
@@ -39,6 +43,11 @@ void consumer_close(struct consumer *c);
 int consumer_fd(const struct consumer *c);
 /* Hands every committed record to the sink.  Returns 0 or a negative errno. */
 int consumer_drain(struct consumer *c);
+/*
+ * The same for the records stamped no later than limit_ns (capture time):
+ * what a process did before a stop the supervisor observed at that time.
+ */
+int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
 /* Drops any allocator call tid left half-done (new thread, exec). */
 void consumer_forget_thread(struct consumer *c, pid_t tid);
 

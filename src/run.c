@@ -40,6 +40,7 @@ struct session {
 	struct tracer tracer;
 	struct u64map processes;	/* pid -> struct traced_process * */
 	uint64_t untraced;		/* processes whose probes failed */
+	uint64_t observed_ns;		/* when the status at hand was reaped */
 	int capture_error;
 };
 
@@ -54,12 +55,16 @@ sink(void *ctx, const struct record *r)
 	heap_apply(&s->heap, r);
 }
 
-/* Records of a process event follow every call committed before it. */
+/*
+ * A process record goes after every call made before the stop it reports
+ * and before any made since: reaping a child's exit is what releases its
+ * parent's wait(), so a parent's next call would otherwise overtake it.
+ */
 static void
 emit_process_record(struct session *s, struct record *r)
 {
-	consumer_drain(&s->consumer);
-	r->time_ns = consumer_now(&s->consumer);
+	consumer_drain_until(&s->consumer, s->observed_ns);
+	r->time_ns = s->observed_ns;
 	sink(s, r);
 }
 
@@ -181,8 +186,13 @@ reap(struct session *s)
 	int status;
 	pid_t tid;
 
-	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+	for (;;) {
+		s->observed_ns = consumer_now(&s->consumer);
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid <= 0)
+			break;
 		tracer_handle(&s->tracer, tid, status);
+	}
 }
 
 /*

@@ -1,0 +1,198 @@
+# Shared by the shell tests: TAP output, a private work directory, the
+# privilege check, and the normaliser that turns `memsup report --events`
+# into a sequence independent of pids, tids and addresses.
+#
+# A test sources this file, calls require_bpf if it needs BPF and ptrace,
+# then calls ok/not_ok/check and finally done_testing.
+
+set -u
+
+tests_run=0
+tests_failed=0
+
+ok() {
+	tests_run=$((tests_run + 1))
+	echo "ok $tests_run - $*"
+}
+
+not_ok() {
+	tests_run=$((tests_run + 1))
+	tests_failed=$((tests_failed + 1))
+	echo "not ok $tests_run - $*"
+}
+
+# diag TEXT...: a TAP comment per line.
+diag() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# check NAME COMMAND...: one test point from a command's success.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "expected: $2" "actual:   $3"
+	fi
+}
+
+# check_same NAME EXPECTED_FILE ACTUAL_FILE: compares, shows the diff.
+check_same() {
+	if diff -u "$2" "$3" > "$work/diff" 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1"
+		sed 's/^/# /' "$work/diff"
+	fi
+}
+
+done_testing() {
+	echo "1..$tests_run"
+	[ "$tests_failed" -eq 0 ]
+	exit
+}
+
+# skip_all REASON: the whole file is skipped; with MEMSUP_REQUIRE_BPF=1 a
+# skip is a failure, so that CI cannot pass without running these tests.
+skip_all() {
+	if [ "${MEMSUP_REQUIRE_BPF:-0}" = 1 ]; then
+		echo "1..1"
+		echo "not ok 1 - MEMSUP_REQUIRE_BPF=1 but: $*"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memsup-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 99
+
+# Every memsup run is bounded: a hang fails the test instead of CI.
+MEMSUP_TIMEOUT=${MEMSUP_TIMEOUT:-120}
+memsup() {
+	timeout -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@"
+}
+
+# require_bpf: skip unless memsup can trace here (privileges, BPF, BTF).
+require_bpf() {
+	if memsup -q -o "$work/probe.cap" -- true 2> "$work/probe.err"; then
+		rm -f "$work/probe.cap" "$work/probe.err"
+		return
+	fi
+	skip_all "memsup cannot trace here: $(head -n 1 "$work/probe.err")"
+}
+
+# capture NAME CMD...: runs CMD under memsup into NAME.cap, with the
+# summary in NAME.err and the exit status in $status.
+capture() {
+	name=$1
+	shift
+	memsup -o "$work/$name.cap" -- "$@" > "$work/$name.out" 2> "$work/$name.err"
+	status=$?
+}
+
+# normalize < events: the records inside the marker regions (see
+# tests/fixtures/fixture.h), with processes named P1, P2... and blocks
+# A1, A2... in order of appearance.  A block's name lives from the call
+# that returned it to the one that freed it, so the sequence does not
+# depend on where the allocator places blocks.  An exec ends a region.
+normalize() {
+	awk -v begin=19 -v end=23 '
+	function proc(pid) {
+		if (!(pid in pname))
+			pname[pid] = "P" (++npids)
+		return pname[pid]
+	}
+	function field(key,   i) {
+		for (i = 5; i <= NF; i++)
+			if (index($i, key "=") == 1)
+				return substr($i, length(key) + 2)
+		return ""
+	}
+	function born(pid, ptr) {
+		if (ptr == "0x0")
+			return "NULL"
+		live[pid, ptr] = "A" (++nblocks)
+		return live[pid, ptr]
+	}
+	function died(pid, ptr,   name) {
+		if (ptr == "0x0")
+			return "NULL"
+		if (!((pid, ptr) in live))
+			return "?"
+		name = live[pid, ptr]
+		delete live[pid, ptr]
+		return name
+	}
+	{
+		pid = $2; what = $4
+		if (what == "Fork") {
+			child = field("child")
+			inside[child] = inside[pid]
+			for (k in live) {
+				split(k, key, SUBSEP)
+				if (key[1] == pid)
+					live[child, key[2]] = live[k]
+			}
+			if (inside[pid])
+				print proc(pid), "Fork", proc(child)
+			next
+		}
+		if (what == "Exec") {
+			inside[pid] = 0
+			next
+		}
+		if (what == "Exit") {
+			if (inside[pid])
+				print proc(pid), "Exit", $5
+			next
+		}
+		size = field("size"); ptr = field("ptr")
+		if (what == "Malloc" && size == begin && !inside[pid]) {
+			marker[pid] = ptr
+			next
+		}
+		if (what == "Free" && (pid in marker) && ptr == marker[pid]) {
+			delete marker[pid]
+			inside[pid] = 1
+			next
+		}
+		if (what == "Malloc" && size == end && inside[pid]) {
+			inside[pid] = 0
+			next
+		}
+		if (!inside[pid])
+			next
+		if (what == "Free")
+			print proc(pid), what, died(pid, ptr)
+		else if (what == "Realloc" || what == "ReallocArray") {
+			old = field("old")
+			# A failed realloc leaves the block live under its name.
+			if (ptr == "0x0" && size != 0)
+				print proc(pid), what, size, (((pid, old) in live) ? live[pid, old] : "?"), "NULL"
+			else {
+				oldname = (old == "0x0") ? "NULL" : died(pid, old)
+				print proc(pid), what, size, oldname, born(pid, ptr)
+			}
+		} else
+			print proc(pid), what, size, born(pid, ptr)
+	}'
+}
+
+# summary_field FILE SECTION FIELD: a value from a summary, where SECTION
+# is "whole tree" or "process PID" and FIELD e.g. "peak live heap".
+summary_field() {
+	awk -v section="$2" -v field="$3" '
+		/^  [^ ]/ { here = (index($0, "  " section) == 1) }
+		here && index($0, "    " field ":") == 1 {
+			sub("^    " field ": *", ""); print; exit
+		}' "$1"
+}
