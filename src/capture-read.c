@@ -101,12 +101,16 @@ read_header(struct capture_reader *rd)
 {
 	unsigned char head[CAPTURE_HEADER_LEN];
 	uint32_t version;
-	int n = read_exact(rd, head, sizeof(head), "the header");
+	int n = gzread(rd->gz, head, sizeof(head));
+	int zerr;
 
-	if (n < 0 && gzdirect(rd->gz))
+	/* A stream too short for a header is no capture, whatever it is. */
+	if (n != (int)sizeof(head)) {
+		gzerror(rd->gz, &zerr);
+		if (n < 0 || (zerr != Z_OK && zerr != Z_BUF_ERROR))
+			return fail(rd, "damaged or truncated in the header");
 		return fail(rd, "not a memsup capture");
-	if (n <= 0)
-		return n < 0 ? -1 : fail(rd, "not a memsup capture (empty)");
+	}
 	if (memcmp(head, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN))
 		return fail(rd, "not a memsup capture");
 	version = get_le32(head + CAPTURE_MAGIC_LEN);

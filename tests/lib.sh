@@ -78,7 +78,7 @@ cd "$work" || exit 99
 # Every memsup run is bounded: a hang fails the test instead of CI.
 MEMSUP_TIMEOUT=${MEMSUP_TIMEOUT:-120}
 memsup() {
-	timeout -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@"
+	timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@"
 }
 
 # require_bpf: skip unless memsup can trace here (privileges, BPF, BTF).
