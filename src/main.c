@@ -5,7 +5,9 @@
 #include "report.h"
 #include "run.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +31,37 @@ usage(FILE *out)
 	      "  -o, --output=FILE  write the capture to FILE\n"
 	      "                     (default: memsup.CMD.PID.cap)\n"
 	      "  -q, --quiet        print no summary\n"
+	      "      --ring-size=SIZE\n"
+	      "                     BPF ring buffer size, a power of two from 4K\n"
+	      "                     to 2G; K, M and G suffixes (default: 16M)\n"
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and built-in features\n"
 	      "\n"
 	      "Exit status: CMD's own (128+N if killed by signal N); 124 if the\n"
 	      "capture is incomplete; 125 if memsup failed; 126 if CMD cannot be\n"
 	      "run; 127 if CMD was not found.  See memsup(1).\n", out);
+}
+
+/* "16M" -> 16777216; 0 when malformed. */
+static uint64_t
+parse_size(const char *arg)
+{
+	unsigned long long n;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno || end == arg || arg[0] == '-')
+		return 0;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (*end || n > (UINT64_MAX >> shift))
+		return 0;
+	return (uint64_t)n << shift;
 }
 
 static void
@@ -51,6 +78,7 @@ main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "ring-size", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -73,6 +101,18 @@ main(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case 'r': {
+			uint64_t size = parse_size(optarg);
+
+			/* The kernel's rule for BPF ring buffers. */
+			if (size < 4096 || size > (1ULL << 31) || (size & (size - 1))) {
+				error_msg("--ring-size must be a power of two from 4K "
+					  "to 2G, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			o.ring_bytes = size;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -90,12 +90,12 @@ require_bpf() {
 	skip_all "memsup cannot trace here: $(head -n 1 "$work/probe.err")"
 }
 
-# capture NAME CMD...: runs CMD under memsup into NAME.cap, with the
-# summary in NAME.err and the exit status in $status.
+# capture NAME [OPTIONS --] CMD...: runs CMD under memsup into NAME.cap,
+# with the summary in NAME.err and the exit status in $status.
 capture() {
 	name=$1
 	shift
-	memsup -o "$work/$name.cap" -- "$@" > "$work/$name.out" 2> "$work/$name.err"
+	memsup -o "$work/$name.cap" "$@" > "$work/$name.out" 2> "$work/$name.err"
 	status=$?
 }
 
