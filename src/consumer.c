@@ -115,8 +115,9 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 int
-consumer_open(struct consumer *c, size_t ring_bytes, size_t max_threads,
-	      record_sink sink, void *sink_ctx, const char **what)
+consumer_open(struct consumer *c, enum probe_links links, size_t ring_bytes,
+	      size_t max_threads, record_sink sink, void *sink_ctx,
+	      const char **what)
 {
 	int err;
 
@@ -125,12 +126,17 @@ consumer_open(struct consumer *c, size_t ring_bytes, size_t max_threads,
 	c->sink_ctx = sink_ctx;
 	c->start_ns = monotonic_ns();
 
-	/* The kernel tells whether it has uprobe sessions by loading one. */
-	libbpf_set_print(quiet_libbpf);
-	err = load(c, true, ring_bytes, max_threads, what);
-	libbpf_set_print(NULL);
-	if (err)
-		err = load(c, false, ring_bytes, max_threads, what);
+	if (links == PROBE_LINKS_AUTO) {
+		/* The kernel tells whether it has uprobe sessions by loading one. */
+		libbpf_set_print(quiet_libbpf);
+		err = load(c, true, ring_bytes, max_threads, what);
+		libbpf_set_print(NULL);
+		if (err)
+			err = load(c, false, ring_bytes, max_threads, what);
+	} else {
+		err = load(c, links == PROBE_LINKS_SESSION, ring_bytes,
+			   max_threads, what);
+	}
 	if (err)
 		return err;
 

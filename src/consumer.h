@@ -18,6 +18,13 @@ struct ring_buffer;
 
 typedef void (*record_sink)(void *ctx, const struct record *r);
 
+/* How probes are attached: see process_probes_attach(). */
+enum probe_links {
+	PROBE_LINKS_AUTO,	/* session links where the kernel has them */
+	PROBE_LINKS_SESSION,
+	PROBE_LINKS_PERF,
+};
+
 struct consumer {
 	struct memsup_bpf *skel;
 	struct ring_buffer *ring;
@@ -35,8 +42,9 @@ struct consumer {
  * two, at least a page).  Returns 0 or a negative errno, with *what
  * saying which step failed.
  */
-int consumer_open(struct consumer *c, size_t ring_bytes, size_t max_threads,
-		  record_sink sink, void *sink_ctx, const char **what);
+int consumer_open(struct consumer *c, enum probe_links links, size_t ring_bytes,
+		  size_t max_threads, record_sink sink, void *sink_ctx,
+		  const char **what);
 void consumer_close(struct consumer *c);
 
 /* The fd to poll for records. */

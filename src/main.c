@@ -34,6 +34,10 @@ usage(FILE *out)
 	      "      --ring-size=SIZE\n"
 	      "                     BPF ring buffer size, a power of two from 4K\n"
 	      "                     to 2G; K, M and G suffixes (default: 16M)\n"
+	      "      --uprobe-links=auto|session|perf\n"
+	      "                     attach with one uprobe session link per file\n"
+	      "                     (Linux 6.10+), or one perf link per probe;\n"
+	      "                     auto picks session links where they work\n"
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and built-in features\n"
 	      "\n"
@@ -79,6 +83,7 @@ main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "ring-size", required_argument, NULL, 'r' },
+		{ "uprobe-links", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -100,6 +105,19 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'l':
+			if (!strcmp(optarg, "auto")) {
+				o.links = PROBE_LINKS_AUTO;
+			} else if (!strcmp(optarg, "session")) {
+				o.links = PROBE_LINKS_SESSION;
+			} else if (!strcmp(optarg, "perf")) {
+				o.links = PROBE_LINKS_PERF;
+			} else {
+				error_msg("--uprobe-links takes auto, session or perf, "
+					  "not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
 			break;
 		case 'r': {
 			uint64_t size = parse_size(optarg);

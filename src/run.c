@@ -365,7 +365,8 @@ run_capture(const struct run_options *o)
 
 	if (check_environment())
 		goto out;
-	err = consumer_open(&s.consumer, o->ring_bytes, o->max_threads, sink, &s, &what);
+	err = consumer_open(&s.consumer, o->links, o->ring_bytes, o->max_threads,
+			    sink, &s, &what);
 	if (err) {
 		explain_bpf_failure(what, err);
 		goto out;

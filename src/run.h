@@ -5,10 +5,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "consumer.h"
 
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
 	bool quiet;		/* no summary on stderr */
+	enum probe_links links;
 	size_t ring_bytes;
 	size_t max_threads;	/* threads inside an allocator call at once */
 	int argc;
