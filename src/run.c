@@ -109,6 +109,23 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 }
 
 static void
+untrace(struct traced_process *tp)
+{
+	process_probes_detach(&tp->probes);
+	free(tp);
+}
+
+static void
+untrace_all(struct session *s)
+{
+	struct u64map_slot *slot;
+
+	u64map_foreach(&s->processes, slot)
+		untrace((struct traced_process *)(uintptr_t)slot->value);
+	u64map_free(&s->processes);
+}
+
+static void
 on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 {
 	struct session *s = ctx;
@@ -165,12 +182,8 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 	uint64_t value;
 
 	emit_process_record(s, &r);
-	if (u64map_remove(&s->processes, (uint64_t)pid, &value)) {
-		struct traced_process *tp = (struct traced_process *)(uintptr_t)value;
-
-		process_probes_detach(&tp->probes);
-		free(tp);
-	}
+	if (u64map_remove(&s->processes, (uint64_t)pid, &value))
+		untrace((struct traced_process *)(uintptr_t)value);
 }
 
 static const struct tracer_ops session_tracer_ops = {
@@ -418,17 +431,7 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	tracer_free(&s.tracer);
-	{
-		struct u64map_slot *slot;
-
-		u64map_foreach(&s.processes, slot) {
-			struct traced_process *tp = (void *)(uintptr_t)slot->value;
-
-			process_probes_detach(&tp->probes);
-			free(tp);
-		}
-	}
-	u64map_free(&s.processes);
+	untrace_all(&s);
 	consumer_close(&s.consumer);
 	probe_targets_release();
 	heap_free(&s.heap);
