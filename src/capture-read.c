@@ -104,11 +104,16 @@ read_header(struct capture_reader *rd)
 	int n = gzread(rd->gz, head, sizeof(head));
 	int zerr;
 
-	/* A stream too short for a header is no capture, whatever it is. */
+	/*
+	 * A whole stream too short for a header is no capture, whatever it
+	 * is; zlib says Z_BUF_ERROR for a gzip stream that was cut short.
+	 */
 	if (n != (int)sizeof(head)) {
 		gzerror(rd->gz, &zerr);
-		if (n < 0 || (zerr != Z_OK && zerr != Z_BUF_ERROR))
-			return fail(rd, "damaged or truncated in the header");
+		if (zerr == Z_BUF_ERROR)
+			return fail(rd, "truncated in the header");
+		if (n < 0 || zerr != Z_OK)
+			return fail(rd, "damaged in the header");
 		return fail(rd, "not a memsup capture");
 	}
 	if (memcmp(head, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN))
@@ -166,6 +171,29 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 	return 1;
 }
 
+/*
+ * Nothing may follow END, and the gzip stream must end whole there: its
+ * trailer holds the CRC that vouches for everything read.
+ */
+static int
+check_stream_end(struct capture_reader *rd)
+{
+	unsigned char extra;
+	int n = gzread(rd->gz, &extra, 1);
+	int zerr;
+
+	gzerror(rd->gz, &zerr);
+	if (n == 1)
+		return fail(rd, "damaged: data after the end record");
+	if (zerr == Z_BUF_ERROR)
+		return fail(rd, "truncated after the end record");
+	if (n < 0 || zerr != Z_OK)
+		return fail(rd, "damaged after the end record (%s)",
+			    gzerror(rd->gz, &zerr));
+	rd->ended = true;
+	return 0;
+}
+
 static int
 read_end(struct capture_reader *rd, size_t len)
 {
@@ -178,12 +206,12 @@ read_end(struct capture_reader *rd, size_t len)
 	rd->end.lost_calls = get_le64(p + 16);
 	rd->end.untraced_processes = get_le64(p + 24);
 	rd->end.exit_status = (int32_t)get_le32(p + 32);
+	rd->end.pressure_stops = get_le64(p + 36);
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,
 			    (unsigned long long)rd->records);
-	rd->ended = true;
-	return 0;
+	return check_stream_end(rd);
 }
 
 int

@@ -17,6 +17,7 @@ struct capture_end {
 	uint64_t lost_records;		/* ring full */
 	uint64_t lost_calls;		/* no room to pair entry and return */
 	uint64_t untraced_processes;	/* probes could not be attached */
+	uint64_t pressure_stops;	/* hold-drain-release cycles */
 	int32_t exit_status;		/* the workload's wait status */
 };
 

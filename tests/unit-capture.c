@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The capture file: what is written is read back field for field, the
+ * file appears only when complete, and a damaged file is reported as
+ * such instead of being read as a shorter run.
+ */
+#include "config.h"
+#include "capture.h"
+#include "capture-layout.h"
+#include "le.h"
+#include "record.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char tmpdir[] = "/tmp/memsup-unit-capture.XXXXXX";
+
+enum { PATH_LEN = 512 };
+
+/* A name in tmpdir, into buf of PATH_LEN bytes. */
+static const char *
+tmp_path(char *buf, const char *name)
+{
+	if ((size_t)snprintf(buf, PATH_LEN, "%s/%s", tmpdir, name) >= PATH_LEN)
+		tap_bail("path too long: %s", name);
+	return buf;
+}
+
+/* Names in tmpdir, sorted into one string ("a b c"), for the checks. */
+static const char *
+dir_listing(void)
+{
+	static char buf[1024];
+	struct dirent **names;
+	int n, i;
+
+	buf[0] = '\0';
+	n = scandir(tmpdir, &names, NULL, alphasort);
+	if (n < 0)
+		tap_bail("scandir %s: %s", tmpdir, strerror(errno));
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (strcmp(name, ".") && strcmp(name, "..")) {
+			if (buf[0])
+				strncat(buf, " ", sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, name, sizeof(buf) - strlen(buf) - 1);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return buf;
+}
+
+static void
+remove_tmpdir(void)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = opendir(tmpdir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(tmp_path(path, e->d_name));
+	closedir(d);
+	rmdir(tmpdir);
+}
+
+static unsigned char *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		tap_bail("cannot read %s: %s", path, strerror(errno));
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		tap_bail("cannot read %s", path);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
+		tap_bail("cannot write %s: %s", path, strerror(errno));
+}
+
+/* The uncompressed content of a gzip file. */
+static unsigned char *
+gunzip_file(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rb");
+	size_t size = 1 << 16, used = 0;
+	unsigned char *buf = malloc(size);
+	int n;
+
+	if (!gz || !buf)
+		tap_bail("cannot open %s", path);
+	while ((n = gzread(gz, buf + used, (unsigned int)(size - used))) > 0) {
+		used += (size_t)n;
+		if (used == size && !(buf = realloc(buf, size *= 2)))
+			tap_bail("out of memory");
+	}
+	if (n < 0)
+		tap_bail("cannot decompress %s", path);
+	gzclose(gz);
+	*len = used;
+	return buf;
+}
+
+/* A valid gzip stream of len bytes of buf. */
+static void
+gzip_file(const char *path, const void *buf, size_t len)
+{
+	gzFile gz = gzopen(path, "wb");
+
+	if (!gz || (len && gzwrite(gz, buf, (unsigned int)len) != (int)len) ||
+	    gzclose(gz) != Z_OK)
+		tap_bail("cannot compress into %s", path);
+}
+
+struct outcome {
+	int rc;			/* of the last capture_next */
+	unsigned int records;	/* returned before it */
+	char error[256];
+};
+
+/* Reads path to its end.  Returns false if capture_open failed. */
+static bool
+read_capture(const char *path, struct outcome *o)
+{
+	struct capture_reader *rd = capture_open(path);
+	struct record r;
+
+	memset(o, 0, sizeof(*o));
+	if (!rd)
+		return false;
+	while ((o->rc = capture_next(rd, &r)) == 1)
+		o->records++;
+	snprintf(o->error, sizeof(o->error), "%s", capture_error(rd));
+	capture_close(rd);
+	return true;
+}
+
+static bool
+says_damaged(const struct outcome *o)
+{
+	return strstr(o->error, "truncated") || strstr(o->error, "damaged");
+}
+
+#define CALL(t, p, c, ptr_, size_, old_)				\
+	{ .type = REC_CALL, .time_ns = (t), .pid = (p), .tid = (p) + 1,	\
+	  .call = { .call = (c), .ptr = (ptr_), .size = (size_),	\
+		    .old_ptr = (old_) } }
+
+static char long_path[3001];
+
+static const struct record sample[] = {
+	/* Values using all 64 bits, to catch a field cut or swapped. */
+	CALL(0x0102030405060708ULL, 0x80000001U, MS_CALL_MALLOC,
+	     0x8877665544332211ULL, 24, 0),
+	CALL(0x0102030405060709ULL, 0x80000001U, MS_CALL_CALLOC,
+	     0x7f0000001000ULL, UINT64_MAX, 0),
+	CALL(3, 77, MS_CALL_REALLOC, 0x7f0000002000ULL, 0x100000000ULL,
+	     0xfedcba9876543210ULL),
+	CALL(4, 77, MS_CALL_REALLOCARRAY, 0, 1ULL << 63, 0x7f0000002000ULL),
+	CALL(5, 77, MS_CALL_FREE, 0x7f0000003000ULL, 0, 0),
+	CALL(6, 77, MS_CALL_ALIGNED_ALLOC, 0x7f0000004000ULL, 4096, 0),
+	CALL(7, 78, MS_CALL_MEMALIGN, 0x7f0000005000ULL, 64, 0),
+	CALL(8, 78, MS_CALL_POSIX_MEMALIGN, 0x7f0000006000ULL, 128, 0),
+	CALL(9, 78, MS_CALL_VALLOC, 0x7f0000007000ULL, 1, 0),
+	CALL(UINT64_MAX, UINT32_MAX - 1, MS_CALL_PVALLOC,
+	     0x7f0000008000ULL, 4097, 0),
+	{ .type = REC_FORK, .time_ns = 11, .pid = 77, .tid = 79,
+	  .fork = { .child = 0xfffffff0U } },
+	{ .type = REC_EXEC, .time_ns = 12, .pid = 0xfffffff0U,
+	  .tid = 0xfffffff0U, .exec = { .path = "/usr/bin/with space" } },
+	{ .type = REC_EXEC, .time_ns = 13, .pid = 80, .tid = 80,
+	  .exec = { .path = long_path } },
+	{ .type = REC_EXEC, .time_ns = 14, .pid = 81, .tid = 81,
+	  .exec = { .path = "" } },
+	{ .type = REC_EXIT, .time_ns = 15, .pid = 81, .tid = 81,
+	  .exit = { .wait_status = 0x8b } },		/* SIGSEGV, core */
+	{ .type = REC_EXIT, .time_ns = 16, .pid = 80, .tid = 80,
+	  .exit = { .wait_status = -1 } },
+	{ .type = REC_EXIT, .time_ns = 17, .pid = 77, .tid = 77,
+	  .exit = { .wait_status = 0x0100 } },	/* exit(1) */
+};
+
+enum { NSAMPLE = sizeof(sample) / sizeof(sample[0]) };
+
+static char *const sample_argv[] = {
+	"/usr/bin/prog", "--size", "42", "two words", NULL,
+};
+
+static const char *
+type_name(enum record_type t)
+{
+	switch (t) {
+	case REC_CALL:
+		return "CALL";
+	case REC_FORK:
+		return "FORK";
+	case REC_EXEC:
+		return "EXEC";
+	case REC_EXIT:
+		return "EXIT";
+	}
+	return "?";
+}
+
+#define DIFF(field, fmt)						\
+	do {								\
+		if (got->field != want->field) {			\
+			tap_diag("  " #field ": got " fmt ", expected " fmt, \
+				 got->field, want->field);		\
+			same = false;					\
+		}							\
+	} while (0)
+
+/* Prints what differs. */
+static bool
+record_same(const struct record *got, const struct record *want)
+{
+	bool same = true;
+
+	DIFF(type, "%d");
+	DIFF(time_ns, "0x%" PRIx64);
+	DIFF(pid, "%" PRIu32);
+	DIFF(tid, "%" PRIu32);
+	if (!same)
+		return false;
+	switch (want->type) {
+	case REC_CALL:
+		DIFF(call.call, "%" PRIu32);
+		DIFF(call.ptr, "0x%" PRIx64);
+		DIFF(call.size, "0x%" PRIx64);
+		DIFF(call.old_ptr, "0x%" PRIx64);
+		break;
+	case REC_FORK:
+		DIFF(fork.child, "%" PRIu32);
+		break;
+	case REC_EXEC:
+		if (!got->exec.path || strcmp(got->exec.path, want->exec.path)) {
+			tap_diag("  exec.path: got \"%.60s\", expected \"%.60s\"",
+				 got->exec.path ? got->exec.path : "(null)",
+				 want->exec.path);
+			same = false;
+		}
+		break;
+	case REC_EXIT:
+		DIFF(exit.wait_status, "%" PRId32);
+		break;
+	}
+	return same;
+}
+
+static int
+write_sample(const char *path, struct capture_end *end)
+{
+	struct capture_writer *w;
+	size_t i;
+	int err = 0;
+
+	w = capture_create(path, 4, sample_argv);
+	if (!w)
+		return -errno;
+	for (i = 0; i < NSAMPLE; i++)
+		if (!err)
+			err = capture_write(w, &sample[i]);
+	if (err) {
+		capture_abort(w);
+		return err;
+	}
+	return capture_finish(w, end);
+}
+
+static void
+test_round_trip(void)
+{
+	char buf[PATH_LEN];
+	const char *path = tmp_path(buf, "run.memsup");
+	struct capture_end end = {
+		.records = 999,		/* capture_finish sets it */
+		.lost_records = 7, .lost_calls = 3, .untraced_processes = 2,
+		.exit_status = 0x0200,
+	};
+	static const struct capture_end no_totals;
+	const struct capture_end *totals;
+	struct capture_writer *w;
+	struct capture_reader *rd;
+	struct record r;
+	struct stat st;
+	unsigned char *raw;
+	size_t i, len;
+	int rc = 0;
+
+	w = capture_create(path, 4, sample_argv);
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	for (i = 0; i < NSAMPLE; i++)
+		rc |= capture_write(w, &sample[i]);
+	tap_eq_i64(rc, 0, "capture_write of %d records succeeds", NSAMPLE);
+	tap_ok(access(path, F_OK) && errno == ENOENT,
+	       "the capture does not exist before capture_finish");
+	{
+		const char *names = dir_listing();
+
+		if (!tap_ok(!strncmp(names, "run.memsup.", 11) &&
+			    !strchr(names, ' '),
+			    "one temporary file next to it while writing"))
+			tap_diag("the directory holds: %s", names);
+	}
+	tap_eq_i64(capture_finish(w, &end), 0, "capture_finish succeeds");
+	tap_eq_u64(end.records, NSAMPLE, "capture_finish sets the record count");
+	tap_str_eq(dir_listing(), "run.memsup",
+		   "no temporary file is left next to the capture");
+	if (stat(path, &st))
+		tap_bail("stat %s: %s", path, strerror(errno));
+	tap_eq_u64(st.st_mode & 07777, 0600, "the capture has mode 0600");
+	raw = read_file(path, &len);
+	tap_ok(len > 2 && raw[0] == 0x1f && raw[1] == 0x8b, "the capture is gzip");
+	free(raw);
+
+	rd = capture_open(path);
+	if (!rd)
+		tap_bail("capture_open: %s", strerror(errno));
+	tap_ok(!capture_totals(rd), "no totals before the end record");
+	for (i = 0; i < NSAMPLE; i++) {
+		rc = capture_next(rd, &r);
+		if (rc != 1) {
+			tap_result(false, __FILE__, __LINE__,
+				   "record %zu (%s) read back", i,
+				   type_name(sample[i].type));
+			tap_diag("capture_next returned %d: %s", rc,
+				 capture_error(rd));
+			continue;
+		}
+		tap_result(record_same(&r, &sample[i]), __FILE__, __LINE__,
+			   "record %zu (%s) read back with every field", i,
+			   type_name(sample[i].type));
+	}
+	tap_str_eq(capture_command(rd), "/usr/bin/prog --size 42 two words",
+		   "capture_command joins argv with spaces");
+	rc = capture_next(rd, &r);
+	tap_eq_i64(rc, 0, "capture_next returns 0 at the end record");
+	tap_str_eq(capture_error(rd), "", "no error at the end");
+	totals = capture_totals(rd);
+	if (!tap_ok(totals, "capture_totals after the end record"))
+		totals = &no_totals;
+	tap_eq_u64(totals->records, NSAMPLE, "totals: records");
+	tap_eq_u64(totals->lost_records, 7, "totals: lost records");
+	tap_eq_u64(totals->lost_calls, 3, "totals: lost calls");
+	tap_eq_u64(totals->untraced_processes, 2, "totals: untraced processes");
+	tap_eq_i64(totals->exit_status, 0x0200, "totals: exit status");
+	tap_eq_i64(capture_next(rd, &r), 0, "capture_next keeps returning 0");
+	capture_close(rd);
+	capture_close(NULL);
+	unlink(path);
+}
+
+static void
+test_writer_edges(void)
+{
+	struct capture_end end = { .exit_status = -1 };
+	char path[PATH_LEN];
+	struct capture_writer *w;
+	struct capture_reader *rd;
+	struct record r;
+	int rc;
+
+	w = capture_create(tmp_path(path, "aborted.memsup"), 4, sample_argv);
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	capture_write(w, &sample[0]);
+	capture_abort(w);
+	capture_abort(NULL);
+	tap_str_eq(dir_listing(), "", "capture_abort removes the temporary file");
+
+	errno = 0;
+	w = capture_create(tmp_path(path, "no-such-dir/x.memsup"), 4, sample_argv);
+	tap_ok(!w && errno == ENOENT,
+	       "capture_create in a missing directory fails with ENOENT (%s)",
+	       strerror(errno));
+	capture_abort(w);
+
+	/* No argv, no records. */
+	w = capture_create(tmp_path(path, "empty.memsup"), 0, NULL);
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	tap_eq_i64(capture_finish(w, &end), 0, "a capture without records");
+	rd = capture_open(tmp_path(path, "empty.memsup"));
+	if (!rd)
+		tap_bail("capture_open: %s", strerror(errno));
+	rc = capture_next(rd, &r);
+	tap_ok(rc == 0 && !strcmp(capture_command(rd), "") &&
+	       capture_totals(rd) && capture_totals(rd)->records == 0 &&
+	       capture_totals(rd)->exit_status == -1,
+	       "it reads back empty, with its negative exit status");
+	capture_close(rd);
+	unlink(tmp_path(path, "empty.memsup"));
+}
+
+static void
+test_not_captures(void)
+{
+	static const char text[] = "This is a text file, not a capture.\n";
+	char path[PATH_LEN];
+	struct outcome o;
+	bool opened;
+
+	errno = 0;
+	opened = read_capture(tmp_path(path, "missing.memsup"), &o);
+	tap_ok(!opened && errno == ENOENT,
+	       "capture_open of a missing file: NULL and ENOENT");
+
+	write_file(tmp_path(path, "text"), text, sizeof(text) - 1);
+	opened = read_capture(tmp_path(path, "text"), &o);
+	tap_ok(opened && o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	       "a text file is not a memsup capture (%s)", o.error);
+
+	write_file(tmp_path(path, "short"), "hi\n", 3);
+	read_capture(tmp_path(path, "short"), &o);
+	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	       "a 3-byte text file is not a memsup capture (%s)", o.error);
+
+	write_file(tmp_path(path, "empty"), "", 0);
+	opened = read_capture(tmp_path(path, "empty"), &o);
+	tap_ok(opened && o.rc == -1 &&
+	       !strncmp(o.error, "not a memsup capture", 20),
+	       "an empty file is not a memsup capture (%s)", o.error);
+
+	gzip_file(tmp_path(path, "other.gz"), text, sizeof(text) - 1);
+	read_capture(tmp_path(path, "other.gz"), &o);
+	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	       "gzip of something else is not a memsup capture (%s)", o.error);
+
+	/* Whole, but shorter than a header. */
+	gzip_file(tmp_path(path, "hello.gz"), "hello", 5);
+	read_capture(tmp_path(path, "hello.gz"), &o);
+	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	       "gzip of 5 bytes is not a memsup capture (%s)", o.error);
+}
+
+/* How many bytes of content zlib recovers from a gzip file, maybe cut. */
+static size_t
+recoverable(const char *path)
+{
+	static unsigned char buf[1 << 16];
+	gzFile gz = gzopen(path, "rb");
+	size_t total = 0;
+	int n;
+
+	if (!gz)
+		tap_bail("cannot open %s", path);
+	while ((n = gzread(gz, buf, sizeof(buf))) > 0)
+		total += (size_t)n;
+	gzclose(gz);
+	return total;
+}
+
+/*
+ * Raw truncations, sorted by what zlib can still recover of the content:
+ * not even the 16-byte header, part of the records, or all of it (the
+ * cut took only the end of the deflate stream or its gzip trailer).
+ */
+enum cut_kind { CUT_HEADER, CUT_RECORDS, CUT_TRAILER, NCUT_KINDS };
+
+struct cut_results {
+	size_t tried[NCUT_KINDS];
+	size_t clean[NCUT_KINDS];	/* capture_next returned 0 */
+	size_t misnamed[NCUT_KINDS];	/* -1, not "truncated"/"damaged" */
+};
+
+static void
+cut_at(const unsigned char *raw, size_t n, size_t len, size_t content_len,
+       const char *cut, struct cut_results *res)
+{
+	enum cut_kind kind;
+	struct outcome o;
+	size_t got;
+
+	write_file(cut, raw, n);
+	got = recoverable(cut);
+	kind = got < CAPTURE_HEADER_LEN ? CUT_HEADER :
+	       got < content_len ? CUT_RECORDS : CUT_TRAILER;
+	res->tried[kind]++;
+	if (!read_capture(cut, &o))
+		tap_bail("capture_open %s: %s", cut, strerror(errno));
+	if (o.rc != -1 && res->clean[kind]++ < 4)
+		tap_diag("cut to %zu of %zu bytes: clean end after %u records",
+			 n, len, o.records);
+	if (o.rc == -1 && !says_damaged(&o) && res->misnamed[kind]++ < 4)
+		tap_diag("cut to %zu of %zu bytes: \"%s\"", n, len, o.error);
+}
+
+/*
+ * Cuts the gzip file at path to 2 bytes (its magic) and every step bytes
+ * after, and to each of its last 12 lengths.
+ */
+static void
+check_raw_truncations(const char *path, const char *what, size_t step)
+{
+	char buf[PATH_LEN];
+	const char *cut = tmp_path(buf, "cut.memsup");
+	size_t len, content_len, n;
+	unsigned char *raw = read_file(path, &len);
+	struct cut_results res;
+
+	memset(&res, 0, sizeof(res));
+	free(gunzip_file(path, &content_len));
+	for (n = 2; n < len - 12; n += step)
+		cut_at(raw, n, len, content_len, cut, &res);
+	for (n = len - 12; n < len; n++)
+		cut_at(raw, n, len, content_len, cut, &res);
+	tap_diag("%s: %zu cuts in the header, %zu in the records, %zu after them",
+		 what, res.tried[CUT_HEADER], res.tried[CUT_RECORDS],
+		 res.tried[CUT_TRAILER]);
+
+	tap_ok(res.tried[CUT_RECORDS] && !res.clean[CUT_RECORDS],
+	       "%s: every cut losing records fails", what);
+	tap_ok(res.tried[CUT_RECORDS] && !res.misnamed[CUT_RECORDS],
+	       "%s: every cut losing records says truncated or damaged", what);
+	tap_ok(res.tried[CUT_HEADER] && !res.clean[CUT_HEADER],
+	       "%s: every cut inside the header fails", what);
+	/*
+	 * A gzip stream that ends early is a cut file, whatever it held;
+	 * only a whole stream too short for a header is "not a capture".
+	 */
+	tap_ok(!res.misnamed[CUT_HEADER],
+	       "%s: every cut inside the header says truncated or damaged", what);
+	tap_ok(res.tried[CUT_TRAILER] && !res.clean[CUT_TRAILER] &&
+	       !res.misnamed[CUT_TRAILER],
+	       "%s: a cut losing only the end of the gzip stream is truncated",
+	       what);
+	unlink(cut);
+	free(raw);
+}
+
+/* The CRC-32 of the content opens the 8-byte gzip trailer. */
+static void
+check_bad_crc(const char *path, const char *what)
+{
+	char buf[PATH_LEN];
+	const char *bad = tmp_path(buf, "crc.memsup");
+	size_t len;
+	unsigned char *raw = read_file(path, &len);
+	struct outcome o;
+
+	raw[len - 8] ^= 0x01;
+	write_file(bad, raw, len);
+	free(raw);
+	read_capture(bad, &o);
+	if (!tap_ok(o.rc == -1 && says_damaged(&o),
+		    "%s with a wrong gzip CRC is damaged", what))
+		tap_diag("%u records, then %d: %s", o.records, o.rc, o.error);
+	unlink(bad);
+}
+
+/* A capture of many records: its gzip stream spans deflate blocks. */
+static void
+write_big(const char *path, unsigned int n)
+{
+	struct capture_end end = { 0 };
+	struct capture_writer *w = capture_create(path, 4, sample_argv);
+	uint64_t x = 88172645463325252ULL;
+	unsigned int i;
+
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		struct record r = sample[i % NSAMPLE];
+
+		/* xorshift: data that does not compress away */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r.time_ns = x;
+		capture_write(w, &r);
+	}
+	if (capture_finish(w, &end))
+		tap_bail("capture_finish failed");
+}
+
+static void
+test_raw_truncation(void)
+{
+	char buf1[PATH_LEN], buf2[PATH_LEN];
+	const char *path = tmp_path(buf1, "whole.memsup");
+	const char *big = tmp_path(buf2, "big.memsup");
+	struct capture_end end = { 0 };
+	struct outcome o;
+
+	if (write_sample(path, &end))
+		tap_bail("cannot write the sample capture");
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE, "the whole file reads cleanly");
+
+	check_raw_truncations(path, "sample capture", 1);
+
+	check_bad_crc(path, "sample capture");
+
+	write_big(big, 30000);
+	read_capture(big, &o);
+	tap_ok(o.rc == 0 && o.records == 30000,
+	       "a capture of 30000 records reads cleanly");
+	check_raw_truncations(big, "30000 records", 997);
+	check_bad_crc(big, "30000 records");
+	unlink(big);
+	unlink(path);
+}
+
+/* Content of the sample capture, uncompressed. */
+static unsigned char *
+sample_content(size_t *len)
+{
+	char path_buf[PATH_LEN];
+	const char *path = tmp_path(path_buf, "content.memsup");
+	struct capture_end end = { .lost_records = 1 };
+	unsigned char *buf;
+
+	if (write_sample(path, &end))
+		tap_bail("cannot write the sample capture");
+	buf = gunzip_file(path, len);
+	unlink(path);
+	return buf;
+}
+
+static void
+test_damaged_content(void)
+{
+	char path_buf[PATH_LEN];
+	const char *path = tmp_path(path_buf, "damaged.memsup");
+	size_t len, end_at, i;
+	unsigned char *buf = sample_content(&len);
+	unsigned char *patched;
+	struct outcome o;
+	char want[128];
+
+	end_at = len - CAPTURE_RECORD_HEAD - CAPTURE_END_LEN;
+	if (get_le16(buf + end_at) != CAPTURE_REC_END)
+		tap_bail("the capture does not end with its END record");
+
+	gzip_file(path, buf, len);
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE,
+	       "recompressed content reads cleanly");
+
+	/* The END record cut off, in a valid gzip stream. */
+	{
+		static const size_t cuts[] = {
+			1, CAPTURE_END_LEN - 1, CAPTURE_END_LEN,
+			CAPTURE_END_LEN + 1, CAPTURE_END_LEN + 3,
+		};
+
+		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+			gzip_file(path, buf, len - cuts[i]);
+			read_capture(path, &o);
+			tap_ok(o.rc == -1 && o.records == NSAMPLE &&
+			       strstr(o.error, "truncated"),
+			       "valid gzip, last %zu bytes missing: truncated (%s)",
+			       cuts[i], o.error);
+		}
+		gzip_file(path, buf, end_at);
+		read_capture(path, &o);
+		snprintf(want, sizeof(want),
+			 "truncated: no end record after %d records", NSAMPLE);
+		tap_str_eq(o.error, want, "valid gzip, END record missing");
+		/* Too short for a header: "not a capture" is fine too. */
+		gzip_file(path, buf, CAPTURE_HEADER_LEN - 1);
+		read_capture(path, &o);
+		tap_ok(o.rc == -1 && o.records == 0,
+		       "valid gzip, header cut: an error (%s)", o.error);
+	}
+
+	patched = malloc(len + 64);
+	if (!patched)
+		tap_bail("out of memory");
+
+	memcpy(patched, buf, len);
+	put_le32(patched + CAPTURE_MAGIC_LEN, CAPTURE_VERSION + 1);
+	gzip_file(path, patched, len);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want),
+		 "capture format version %d; this memsup reads version %d",
+		 CAPTURE_VERSION + 1, CAPTURE_VERSION);
+	tap_ok(o.rc == -1 && o.records == 0 && strstr(o.error, "version"),
+	       "a newer format version is refused (%s)", o.error);
+	tap_str_eq(o.error, want, "the message names both versions");
+
+	memcpy(patched, buf, len);
+	patched[0] = 'X';
+	gzip_file(path, patched, len);
+	read_capture(path, &o);
+	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	       "a wrong magic is not a memsup capture (%s)", o.error);
+
+	/* The END record counting one record more than the file has. */
+	memcpy(patched, buf, len);
+	put_le64(patched + end_at + CAPTURE_RECORD_HEAD, NSAMPLE + 1);
+	gzip_file(path, patched, len);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want),
+		 "damaged: end record counts %d records, the file has %d",
+		 NSAMPLE + 1, NSAMPLE);
+	tap_str_eq(o.error, want, "an END record counting wrong is damage");
+
+	/*
+	 * The first record after the header and META is a CALL; make its
+	 * call unknown, then its length wrong.
+	 */
+	{
+		size_t meta_len = get_le16(patched + CAPTURE_HEADER_LEN + 2);
+		size_t first = CAPTURE_HEADER_LEN + CAPTURE_RECORD_HEAD + meta_len;
+
+		memcpy(patched, buf, len);
+		if (get_le16(patched + first) != REC_CALL)
+			tap_bail("no CALL record where expected");
+		put_le32(patched + first + CAPTURE_RECORD_HEAD + 16, MS_CALL_MAX);
+		gzip_file(path, patched, len);
+		read_capture(path, &o);
+		snprintf(want, sizeof(want),
+			 "damaged: record 1 has unknown call %d", MS_CALL_MAX);
+		tap_str_eq(o.error, want, "an unknown call is damage");
+
+		/* CALL payload one byte short, the stream still aligned. */
+		memcpy(patched, buf, first);
+		put_le16(patched + first + 2, CAPTURE_CALL_LEN - 1);
+		memcpy(patched + first + CAPTURE_RECORD_HEAD,
+		       buf + first + CAPTURE_RECORD_HEAD, CAPTURE_CALL_LEN - 1);
+		memcpy(patched + first + CAPTURE_RECORD_HEAD + CAPTURE_CALL_LEN - 1,
+		       buf + first + CAPTURE_RECORD_HEAD + CAPTURE_CALL_LEN,
+		       len - first - CAPTURE_RECORD_HEAD - CAPTURE_CALL_LEN);
+		gzip_file(path, patched, len - 1);
+		read_capture(path, &o);
+		snprintf(want, sizeof(want),
+			 "damaged: record 1 (type %d) has %d bytes", REC_CALL,
+			 CAPTURE_CALL_LEN - 1);
+		tap_str_eq(o.error, want,
+			   "a CALL record of the wrong length is damage");
+
+		/* A record type this reader does not know, before END: skipped. */
+		memcpy(patched, buf, end_at);
+		put_le16(patched + end_at, 200);
+		put_le16(patched + end_at + 2, 5);
+		memcpy(patched + end_at + CAPTURE_RECORD_HEAD, "abcde", 5);
+		memcpy(patched + end_at + CAPTURE_RECORD_HEAD + 5, buf + end_at,
+		       len - end_at);
+		gzip_file(path, patched, len + CAPTURE_RECORD_HEAD + 5);
+		read_capture(path, &o);
+		tap_ok(o.rc == 0 && o.records == NSAMPLE,
+		       "a record of an unknown type is skipped");
+		if (o.rc)
+			tap_diag("%u records, then: %s", o.records, o.error);
+	}
+	free(patched);
+	free(buf);
+	unlink(path);
+}
+
+int
+main(void)
+{
+	memset(long_path, 'p', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	if (!mkdtemp(tmpdir))
+		tap_bail("mkdtemp: %s", strerror(errno));
+	atexit(remove_tmpdir);
+
+	tap_plan(75);
+	test_round_trip();
+	test_writer_edges();
+	test_not_captures();
+	test_raw_truncation();
+	test_damaged_content();
+	return tap_done();
+}
