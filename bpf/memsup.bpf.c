@@ -44,6 +44,8 @@ struct {
 
 extern bool bpf_session_is_return(void) __ksym __weak;
 
+#include "pressure.bpf.h"
+
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;
 __u64 lost_calls;	/* no room in the pending map */
@@ -86,7 +88,8 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 	e->tid = (__u32)pid_tgid;
 	e->call = call;
 	e->reserved = 0;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flags());
+	check_pressure(pid_tgid >> 32);
 }
 
 /*

@@ -64,13 +64,20 @@ on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The latch winner's wakeup: the latch itself says what to do. */
+static int
+on_wakeup(void *ctx, void *data, size_t size)
+{
+	return 0;
+}
+
 /*
  * Opens and loads the programs for one way of attaching: session links,
  * or a perf link per probe.
  */
 static int
-load(struct consumer *c, bool session_links, size_t ring_bytes,
-     size_t max_threads, const char **what)
+load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
+     const char **what)
 {
 	struct memsup_bpf *skel;
 	int err;
@@ -81,9 +88,13 @@ load(struct consumer *c, bool session_links, size_t ring_bytes,
 		return -errno;
 
 	*what = "size the BPF maps";
-	err = bpf_map__set_max_entries(skel->maps.events, ring_bytes);
+	skel->rodata->wake_bytes = cfg->wake_bytes;
+	skel->rodata->watermark_bytes = cfg->watermark_bytes;
+	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.pending, max_threads);
+		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.tracked, cfg->max_processes);
 	if (!err && session_links)
 		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
 				probes_session_attach_type());
@@ -115,9 +126,8 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 int
-consumer_open(struct consumer *c, enum probe_links links, size_t ring_bytes,
-	      size_t max_threads, record_sink sink, void *sink_ctx,
-	      const char **what)
+consumer_open(struct consumer *c, const struct consumer_config *cfg,
+	      record_sink sink, void *sink_ctx, const char **what)
 {
 	int err;
 
@@ -126,26 +136,28 @@ consumer_open(struct consumer *c, enum probe_links links, size_t ring_bytes,
 	c->sink_ctx = sink_ctx;
 	c->start_ns = monotonic_ns();
 
-	if (links == PROBE_LINKS_AUTO) {
+	if (cfg->links == PROBE_LINKS_AUTO) {
 		/* The kernel tells whether it has uprobe sessions by loading one. */
 		libbpf_set_print(quiet_libbpf);
-		err = load(c, true, ring_bytes, max_threads, what);
+		err = load(c, true, cfg, what);
 		libbpf_set_print(NULL);
 		if (err)
-			err = load(c, false, ring_bytes, max_threads, what);
+			err = load(c, false, cfg, what);
 	} else {
-		err = load(c, links == PROBE_LINKS_SESSION, ring_bytes,
-			   max_threads, what);
+		err = load(c, cfg->links == PROBE_LINKS_SESSION, cfg, what);
 	}
 	if (err)
 		return err;
 
-	*what = "set up the ring buffer";
+	*what = "set up the ring buffers";
 	c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
 	if (!c->ring) {
 		err = -errno;
 		goto fail;
 	}
+	err = ring_buffer__add(c->ring, bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c);
+	if (err)
+		goto fail;
 	return 0;
 
 fail:
@@ -196,6 +208,44 @@ consumer_forget_thread(struct consumer *c, pid_t tid)
 	__u32 key = (__u32)tid;
 
 	bpf_map__delete_elem(c->skel->maps.pending, &key, sizeof(key), 0);
+}
+
+bool
+consumer_latched(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->latch, __ATOMIC_ACQUIRE);
+}
+
+void
+consumer_clear_latch(struct consumer *c)
+{
+	/* A new epoch first, so that no wakeup is taken for the old one. */
+	__atomic_store_n(&c->skel->bss->epoch, c->skel->bss->epoch + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->skel->bss->latch, 0, __ATOMIC_RELEASE);
+}
+
+int
+consumer_track(struct consumer *c, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(c->skel->maps.tracked, &key, sizeof(key),
+				    &one, sizeof(one), BPF_ANY) ? -errno : 0;
+}
+
+void
+consumer_untrack(struct consumer *c, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	bpf_map__delete_elem(c->skel->maps.tracked, &key, sizeof(key), 0);
+}
+
+uint64_t
+consumer_max_fill(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->max_fill, __ATOMIC_RELAXED);
 }
 
 uint64_t

@@ -37,14 +37,21 @@ struct consumer {
 	bool has_held;
 };
 
+struct consumer_config {
+	enum probe_links links;
+	size_t ring_bytes;		/* a power of two, at least a page */
+	size_t wake_bytes;		/* wake the reader past this fill */
+	size_t watermark_bytes;		/* raise the latch past this; 0: never */
+	size_t max_threads;		/* inside an allocator call at once */
+	size_t max_processes;		/* traced at once */
+};
+
 /*
- * Opens and loads the BPF programs with a ring of ring_bytes (a power of
- * two, at least a page).  Returns 0 or a negative errno, with *what
- * saying which step failed.
+ * Opens and loads the BPF programs.  Returns 0 or a negative errno, with
+ * *what saying which step failed.
  */
-int consumer_open(struct consumer *c, enum probe_links links, size_t ring_bytes,
-		  size_t max_threads, record_sink sink, void *sink_ctx,
-		  const char **what);
+int consumer_open(struct consumer *c, const struct consumer_config *cfg,
+		  record_sink sink, void *sink_ctx, const char **what);
 void consumer_close(struct consumer *c);
 
 /* The fd to poll for records. */
@@ -59,10 +66,21 @@ int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
 /* Drops any allocator call tid left half-done (new thread, exec). */
 void consumer_forget_thread(struct consumer *c, pid_t tid);
 
+/* A producer raised the pressure latch: the tree must stop and drain. */
+bool consumer_latched(const struct consumer *c);
+/* Starts a new epoch with the latch down, once the ring is drained. */
+void consumer_clear_latch(struct consumer *c);
+
+/* Only the processes memsup traces, and so can stop, may raise the latch. */
+int consumer_track(struct consumer *c, pid_t pid);
+void consumer_untrack(struct consumer *c, pid_t pid);
+
 /* Nanoseconds since the capture started. */
 uint64_t consumer_now(const struct consumer *c);
 
 uint64_t consumer_lost_records(const struct consumer *c);
+/* The fullest the ring was seen above the watermark, in bytes. */
+uint64_t consumer_max_fill(const struct consumer *c);
 uint64_t consumer_lost_calls(const struct consumer *c);
 
 #endif

@@ -2,6 +2,7 @@
 /* memsup: command line. */
 #include "config.h"
 #include "error.h"
+#include "pressure.h"
 #include "report.h"
 #include "run.h"
 
@@ -16,6 +17,7 @@
 enum {
 	DEFAULT_RING_BYTES = 16 << 20,
 	DEFAULT_MAX_THREADS = 16384,
+	DEFAULT_MAX_PROCESSES = 16384,
 };
 
 static void
@@ -34,6 +36,15 @@ usage(FILE *out)
 	      "      --ring-size=SIZE\n"
 	      "                     BPF ring buffer size, a power of two from 4K\n"
 	      "                     to 2G; K, M and G suffixes (default: 16M)\n"
+	      "      --pressure-timeout=0|DURATION|inf\n"
+	      "                     when the ring fills past the watermark, stop\n"
+	      "                     the tree, drain it and resume: 0 (default)\n"
+	      "                     never stops and only counts what is lost;\n"
+	      "                     DURATION (500ms, 2s, 1m) kills the tree if a\n"
+	      "                     stop takes longer; inf waits as long as it takes\n"
+	      "      --watermark=SIZE\n"
+	      "                     ring fill that starts a stop (default: half\n"
+	      "                     the ring)\n"
 	      "      --uprobe-links=auto|session|perf\n"
 	      "                     attach with one uprobe session link per file\n"
 	      "                     (Linux 6.10+), or one perf link per probe;\n"
@@ -68,6 +79,40 @@ parse_size(const char *arg)
 	return (uint64_t)n << shift;
 }
 
+/* "500ms", "2s", "1m", "inf"; returns false when malformed. */
+static bool
+parse_timeout(const char *arg, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{ "", 1000000000ULL }, { "s", 1000000000ULL },
+		{ "ms", 1000000ULL }, { "m", 60000000000ULL },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	if (!strcmp(arg, "inf")) {
+		*ns = PRESSURE_WAIT_FOREVER;
+		return true;
+	}
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno || end == arg || arg[0] == '-')
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (n > UINT64_MAX / units[i].ns - 1)
+			return false;
+		*ns = n * units[i].ns;
+		return true;
+	}
+	return false;
+}
+
 static void
 version(void)
 {
@@ -84,14 +129,20 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "uprobe-links", required_argument, NULL, 'l' },
+		{ "pressure-timeout", required_argument, NULL, 'P' },
+		{ "watermark", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options o = {
-		.ring_bytes = DEFAULT_RING_BYTES,
-		.max_threads = DEFAULT_MAX_THREADS,
+		.bpf = {
+			.ring_bytes = DEFAULT_RING_BYTES,
+			.max_threads = DEFAULT_MAX_THREADS,
+			.max_processes = DEFAULT_MAX_PROCESSES,
+		},
 	};
+	uint64_t watermark = 0;
 	int c;
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
@@ -106,13 +157,28 @@ main(int argc, char **argv)
 		case 'q':
 			o.quiet = true;
 			break;
+		case 'P':
+			if (!parse_timeout(optarg, &o.pressure_timeout_ns)) {
+				error_msg("--pressure-timeout takes 0, a duration such as "
+					  "500ms, 2s or 1m, or inf, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'w':
+			watermark = parse_size(optarg);
+			if (!watermark) {
+				error_msg("--watermark takes a size such as 64K or 8M, "
+					  "not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
 		case 'l':
 			if (!strcmp(optarg, "auto")) {
-				o.links = PROBE_LINKS_AUTO;
+				o.bpf.links = PROBE_LINKS_AUTO;
 			} else if (!strcmp(optarg, "session")) {
-				o.links = PROBE_LINKS_SESSION;
+				o.bpf.links = PROBE_LINKS_SESSION;
 			} else if (!strcmp(optarg, "perf")) {
-				o.links = PROBE_LINKS_PERF;
+				o.bpf.links = PROBE_LINKS_PERF;
 			} else {
 				error_msg("--uprobe-links takes auto, session or perf, "
 					  "not '%s'", optarg);
@@ -128,7 +194,7 @@ main(int argc, char **argv)
 					  "to 2G, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
-			o.ring_bytes = size;
+			o.bpf.ring_bytes = size;
 			break;
 		}
 		case 'h':
@@ -147,6 +213,20 @@ main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
+	if (!watermark)
+		watermark = o.bpf.ring_bytes / 2;
+	if (watermark >= o.bpf.ring_bytes) {
+		error_msg("--watermark must be below the ring size (%zu bytes)",
+			  o.bpf.ring_bytes);
+		return MS_EXIT_FAILURE;
+	}
+	/* Batched wakeups: often enough that the ring rarely gets near the mark. */
+	o.bpf.wake_bytes = watermark / 4 < o.bpf.ring_bytes / 16 ? watermark / 4
+								 : o.bpf.ring_bytes / 16;
+	if (!o.bpf.wake_bytes)
+		o.bpf.wake_bytes = 1;
+	if (o.pressure_timeout_ns)
+		o.bpf.watermark_bytes = watermark;
 	o.argc = argc - optind;
 	o.argv = argv + optind;
 	return run_capture(&o);

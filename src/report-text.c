@@ -101,6 +101,8 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	fprintf(out, "  lost records:   %" PRIu64 "\n", end->lost_records);
 	if (end->lost_calls)
 		fprintf(out, "  lost calls:     %" PRIu64 "\n", end->lost_calls);
+	if (end->pressure_stops)
+		fprintf(out, "  pressure stops: %" PRIu64 "\n", end->pressure_stops);
 	if (end->untraced_processes)
 		fprintf(out, "  untraced processes: %" PRIu64 "\n",
 			end->untraced_processes);

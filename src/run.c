@@ -11,6 +11,7 @@
 #include "error.h"
 #include "heap.h"
 #include "launch.h"
+#include "pressure.h"
 #include "privileges.h"
 #include "probes.h"
 #include "record.h"
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ struct session {
 	struct capture_writer *capture;
 	struct heap_model heap;
 	struct tracer tracer;
+	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
@@ -134,6 +137,7 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	struct traced_process *tp = traced(s, child);
 
 	emit_process_record(s, &r);
+	consumer_track(&s->consumer, child);
 	/* The child maps what its parent maps. */
 	tp->targets = traced(s, parent)->targets;
 	/* Its parent's probes see a shared address space already. */
@@ -182,6 +186,7 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 	uint64_t value;
 
 	emit_process_record(s, &r);
+	consumer_untrack(&s->consumer, pid);
 	if (u64map_remove(&s->processes, (uint64_t)pid, &value))
 		untrace((struct traced_process *)(uintptr_t)value);
 }
@@ -233,17 +238,31 @@ handle_signals(struct session *s, int sfd)
 	return 0;
 }
 
+/*
+ * The data ring wakes the supervisor only in batches; the tick drains
+ * what trickles in below that, and sees a latch whose wakeup was lost.
+ */
+#define TICK_NS 10000000
+
 static int
 trace_until_done(struct session *s, int sfd)
 {
+	struct itimerspec tick = {
+		.it_interval = { .tv_nsec = TICK_NS },
+		.it_value = { .tv_nsec = TICK_NS },
+	};
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	int err = 0;
 
-	if (ep < 0)
-		return -errno;
+	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &tick, NULL))
+		goto fail;
 	ev.data.fd = sfd;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev))
+		goto fail;
+	ev.data.fd = tfd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev))
 		goto fail;
 	ev.data.fd = consumer_fd(&s->consumer);
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
@@ -252,24 +271,34 @@ trace_until_done(struct session *s, int sfd)
 	/* SIGCHLD may have come before the signalfd was polled. */
 	reap(s);
 	while (!tracer_done(&s->tracer)) {
-		struct epoll_event events[2];
-		int i, n = epoll_wait(ep, events, 2, -1);
+		struct epoll_event events[3];
+		int i, n = epoll_wait(ep, events, 3, -1);
+		uint64_t ticks;
 
 		if (n < 0 && errno != EINTR)
 			goto fail;
 		for (i = 0; i < n; i++) {
-			if (events[i].data.fd == sfd)
+			if (events[i].data.fd == sfd) {
 				handle_signals(s, sfd);
-			else
-				consumer_drain(&s->consumer);
+				continue;
+			}
+			if (events[i].data.fd == tfd &&
+			    read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+				goto fail;
+			consumer_drain(&s->consumer);
 		}
+		pressure_step(&s->pressure, &s->tracer, &s->consumer,
+			      consumer_now(&s->consumer));
 	}
 	consumer_drain(&s->consumer);
-	close(ep);
-	return 0;
+	goto out;
 fail:
 	err = -errno;
-	close(ep);
+out:
+	if (tfd >= 0)
+		close(tfd);
+	if (ep >= 0)
+		close(ep);
 	return err;
 }
 
@@ -318,11 +347,22 @@ explain_bpf_failure(const char *what, int err)
 		error_msg("cannot %s: this kernel has no BPF support "
 			  "(CONFIG_BPF_SYSCALL)", what);
 	else if (err == -EPERM || err == -EACCES)
-		error_msg("cannot %s: %s (BPF is restricted here: check "
+		error_msg("cannot %s: %s (a verifier rejection, or BPF is restricted here: check "
 			  "kernel.unprivileged_bpf_disabled, lockdown and seccomp)",
 			  what, strerror(-err));
 	else
 		error_msg("cannot %s: %s", what, strerror(-err));
+}
+
+static void
+print_pressure(struct session *s)
+{
+	fprintf(stderr, "memsup: %llu pressure stops; the tree stopped within "
+		"%.0f us (median), %.0f us (99th percentile); fullest ring "
+		"%llu bytes\n", (unsigned long long)s->pressure.stops,
+		(double)pressure_latency_quantile(&s->pressure, 0.5) / 1e3,
+		(double)pressure_latency_quantile(&s->pressure, 0.99) / 1e3,
+		(unsigned long long)consumer_max_fill(&s->consumer));
 }
 
 static int
@@ -332,6 +372,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.lost_records = consumer_lost_records(&s->consumer),
 		.lost_calls = consumer_lost_calls(&s->consumer),
 		.untraced_processes = s->untraced,
+		.pressure_stops = s->pressure.stops,
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;
@@ -348,8 +389,15 @@ finish(struct session *s, const char *output, bool quiet)
 		error_msg("cannot write capture %s: %s", output, strerror(-err));
 		return MS_EXIT_FAILURE;
 	}
+	if (!quiet && s->pressure.stops)
+		print_pressure(s);
 	if (!quiet)
 		fprintf(stderr, "memsup: capture written to %s\n", output);
+	if (s->pressure.timed_out) {
+		error_msg("capture incomplete: the tree was killed because it "
+			  "could not be stopped to drain the ring in time");
+		return MS_EXIT_INCOMPLETE;
+	}
 	if (end.lost_records || end.lost_calls || end.untraced_processes) {
 		error_msg("capture incomplete: %llu records lost, %llu calls lost, "
 			  "%llu processes untraced (workload %s)",
@@ -373,13 +421,13 @@ run_capture(const struct run_options *o)
 	pid_t root;
 
 	heap_init(&s.heap);
+	pressure_init(&s.pressure, o->pressure_timeout_ns);
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 
 	if (check_environment())
 		goto out;
-	err = consumer_open(&s.consumer, o->links, o->ring_bytes, o->max_threads,
-			    sink, &s, &what);
+	err = consumer_open(&s.consumer, &o->bpf, sink, &s, &what);
 	if (err) {
 		explain_bpf_failure(what, err);
 		goto out;
@@ -416,6 +464,7 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 	tracer_add_root(&s.tracer, root);
+	consumer_track(&s.consumer, root);
 
 	err = trace_until_done(&s, sfd);
 	if (err) {
@@ -435,6 +484,7 @@ out:
 	consumer_close(&s.consumer);
 	probe_targets_release();
 	heap_free(&s.heap);
+	pressure_free(&s.pressure);
 	free(output);
 	return ret;
 }

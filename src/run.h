@@ -5,14 +5,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "consumer.h"
 
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
 	bool quiet;		/* no summary on stderr */
-	enum probe_links links;
-	size_t ring_bytes;
-	size_t max_threads;	/* threads inside an allocator call at once */
+	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
+	struct consumer_config bpf;
 	int argc;
 	char **argv;		/* the workload */
 };

@@ -15,10 +15,22 @@
 #include <unistd.h>
 #include <linux/kcmp.h>
 
+enum tracee_state {
+	TRACEE_RUNNING,		/* resumed with PTRACE_CONT */
+	TRACEE_LISTENING,	/* group-stopped, resumed with PTRACE_LISTEN */
+	TRACEE_STOPPED,		/* in a ptrace-stop memsup has not ended */
+};
+
 struct tracee {
 	pid_t tid;
 	pid_t pid;		/* thread group; 0 until its parent's event */
+	enum tracee_state state;
 	bool first_stop_seen;
+	/* What its stop calls for, once nothing holds it. */
+	int resume_request;
+	int resume_sig;
+	/* A vfork parent cannot stop before its child execs or exits. */
+	pid_t vfork_child;
 };
 
 void
@@ -29,6 +41,7 @@ tracer_init(struct tracer *t, const struct tracer_ops *ops, void *ctx)
 	u64map_init(&t->threads);
 	t->root = 0;
 	t->root_status = 0;
+	t->holding = false;
 }
 
 void
@@ -55,6 +68,7 @@ add(struct tracer *t, pid_t tid)
 	struct tracee *tr = xcalloc(1, sizeof(*tr));
 
 	tr->tid = tid;
+	tr->state = TRACEE_RUNNING;
 	u64map_put(&t->threads, (uint64_t)tid, (uintptr_t)tr);
 	return tr;
 }
@@ -87,11 +101,30 @@ tracer_done(const struct tracer *t)
  * death is reported by wait, so there is nothing to do here.
  */
 static void
-resume(pid_t tid, int request, int sig)
+resume_now(struct tracee *tr)
 {
-	if (ptrace(request, tid, 0L, (long)sig) && errno != ESRCH)
+	if (ptrace(tr->resume_request, tr->tid, 0L, (long)tr->resume_sig) &&
+	    errno != ESRCH)
 		perror_msg("ptrace(%s) of %d",
-			   request == PTRACE_LISTEN ? "LISTEN" : "CONT", tid);
+			   tr->resume_request == PTRACE_LISTEN ? "LISTEN" : "CONT",
+			   tr->tid);
+	tr->state = tr->resume_request == PTRACE_LISTEN ? TRACEE_LISTENING
+							: TRACEE_RUNNING;
+}
+
+/*
+ * Ends a stop with the action it calls for, unless a pressure hold is
+ * under way: then the thread waits, stopped, for tracer_release().
+ * This and tracer_release() are the only places a tracee is resumed.
+ */
+static void
+settle(struct tracer *t, struct tracee *tr, int request, int sig)
+{
+	tr->state = TRACEE_STOPPED;
+	tr->resume_request = request;
+	tr->resume_sig = sig;
+	if (!t->holding)
+		resume_now(tr);
 }
 
 static pid_t
@@ -142,9 +175,25 @@ adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
 
 		t->ops->process_forked(t->ctx, parent->pid, child_pid, shares_vm);
 	}
+	if (event == PTRACE_EVENT_VFORK)
+		parent->vfork_child = child_pid;
 	t->ops->thread_started(t->ctx, child_tid);
 	if (child->first_stop_seen)
-		resume(child_tid, PTRACE_CONT, 0);
+		settle(t, child, PTRACE_CONT, 0);
+}
+
+/* A vfork child that execs or exits lets its parent run again. */
+static void
+vfork_ended(struct tracer *t, pid_t child_pid)
+{
+	struct u64map_slot *s;
+
+	u64map_foreach(&t->threads, s) {
+		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+
+		if (tr->vfork_child == child_pid)
+			tr->vfork_child = 0;
+	}
 }
 
 static void
@@ -171,10 +220,11 @@ handle_event(struct tracer *t, struct tracee *tr, int event)
 			if (former)
 				drop(t, former);
 		}
+		vfork_ended(t, tr->pid);
 		t->ops->process_exec(t->ctx, tr->pid, (pid_t)msg);
 		break;
 	}
-	resume(tr->tid, PTRACE_CONT, 0);
+	settle(t, tr, PTRACE_CONT, 0);
 }
 
 static bool
@@ -191,6 +241,8 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 	bool first = !tr->first_stop_seen;
 
 	tr->first_stop_seen = true;
+	tr->state = TRACEE_STOPPED;
+	tr->vfork_child = 0;
 	if (!tr->pid)
 		return;		/* a newborn: held until its parent's event */
 
@@ -201,14 +253,14 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 		 * keeps it stopped until SIGCONT.
 		 */
 		if (!first && is_group_stop_signal(sig))
-			resume(tr->tid, PTRACE_LISTEN, 0);
+			settle(t, tr, PTRACE_LISTEN, 0);
 		else
-			resume(tr->tid, PTRACE_CONT, 0);
+			settle(t, tr, PTRACE_CONT, 0);
 	} else if (event) {
 		handle_event(t, tr, event);
 	} else {
 		/* Signal-delivery-stop: deliver the signal. */
-		resume(tr->tid, PTRACE_CONT, sig);
+		settle(t, tr, PTRACE_CONT, sig);
 	}
 }
 
@@ -221,8 +273,71 @@ handle_death(struct tracer *t, struct tracee *tr, int status)
 	if (tid == t->root)
 		t->root_status = status;
 	/* The leader is reported only once its whole group is gone. */
-	if (pid && tid == pid)
+	if (pid && tid == pid) {
+		vfork_ended(t, pid);
 		t->ops->process_exited(t->ctx, pid, status);
+	}
+}
+
+void
+tracer_hold(struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	t->holding = true;
+	u64map_foreach(&t->threads, s) {
+		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+
+		/*
+		 * A group-stopped thread runs nothing until SIGCONT, and
+		 * then it traps to memsup first.  A vfork parent takes the
+		 * interrupt when its child lets it go.
+		 */
+		if (tr->state == TRACEE_RUNNING &&
+		    ptrace(PTRACE_INTERRUPT, tr->tid, 0L, 0L) && errno != ESRCH)
+			perror_msg("ptrace(INTERRUPT) of %d", tr->tid);
+	}
+}
+
+bool
+tracer_held(const struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	u64map_foreach(&t->threads, s) {
+		const struct tracee *tr = (const struct tracee *)(uintptr_t)s->value;
+
+		if (tr->state == TRACEE_RUNNING && !tr->vfork_child)
+			return false;
+	}
+	return true;
+}
+
+void
+tracer_release(struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	t->holding = false;
+	u64map_foreach(&t->threads, s) {
+		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+
+		/* Newborns wait for their parent's event still. */
+		if (tr->state == TRACEE_STOPPED && tr->pid)
+			resume_now(tr);
+	}
+}
+
+void
+tracer_kill_all(const struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	u64map_foreach(&t->threads, s) {
+		const struct tracee *tr = (const struct tracee *)(uintptr_t)s->value;
+
+		kill(tr->pid ? tr->pid : tr->tid, SIGKILL);
+	}
 }
 
 void

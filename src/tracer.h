@@ -29,6 +29,7 @@ struct tracer {
 	struct u64map threads;		/* tid -> struct tracee * */
 	pid_t root;
 	int root_status;
+	bool holding;			/* a pressure hold is under way */
 };
 
 /* The options every tracee is seized with. */
@@ -44,5 +45,19 @@ void tracer_add_root(struct tracer *t, pid_t root);
 void tracer_handle(struct tracer *t, pid_t tid, int status);
 /* Nothing is left to trace. */
 bool tracer_done(const struct tracer *t);
+
+/*
+ * The pressure hold: interrupts every running thread and keeps every stop
+ * from then on, newborns included, until tracer_release().  Threads in a
+ * group-stop and vfork parents cannot run workload code meanwhile and are
+ * not waited for.
+ */
+void tracer_hold(struct tracer *t);
+/* Every thread that can stop has. */
+bool tracer_held(const struct tracer *t);
+/* Resumes every held thread with the action its last stop calls for. */
+void tracer_release(struct tracer *t);
+/* SIGKILL to every traced process: what a hold that cannot end comes to. */
+void tracer_kill_all(const struct tracer *t);
 
 #endif

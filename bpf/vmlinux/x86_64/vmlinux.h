@@ -70,6 +70,10 @@ struct pt_regs {
 	unsigned long ss;
 };
 
+struct task_struct {
+	unsigned int ptrace;
+};
+
 #pragma clang attribute pop
 
 #endif /* __VMLINUX_H__ */
