@@ -60,6 +60,20 @@ process_of(struct heap_model *h, uint32_t pid)
 		 : process_new(h, pid, 0);
 }
 
+/* A process's first record: a call means it was never seen to start. */
+static struct heap_process *
+caller_of(struct heap_model *h, uint32_t pid)
+{
+	struct u64map_slot *s = u64map_find(&h->running, pid);
+	struct heap_process *p;
+
+	if (s)
+		return (struct heap_process *)(uintptr_t)s->value;
+	p = process_new(h, pid, 0);
+	p->untraced = true;
+	return p;
+}
+
 static void
 note_peak(struct heap_stats *st, uint64_t time_ns)
 {
@@ -125,7 +139,7 @@ call_failed(struct heap_model *h, struct heap_process *p)
 static void
 apply_call(struct heap_model *h, const struct record *r)
 {
-	struct heap_process *p = process_of(h, r->pid);
+	struct heap_process *p = caller_of(h, r->pid);
 	uint64_t ptr = r->call.ptr, old = r->call.old_ptr;
 
 	switch (r->call.call) {
@@ -185,6 +199,7 @@ apply_exec(struct heap_model *h, const struct record *r)
 
 	/* The old image's heap is gone with its address space. */
 	release_blocks(h, p);
+	p->untraced = false;
 	free(p->image);
 	p->image = xstrdup(r->exec.path);
 }

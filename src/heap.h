@@ -31,6 +31,12 @@ struct heap_process {
 	uint32_t pid;
 	uint32_t parent;		/* 0 for the root */
 	char *image;			/* what it runs; NULL before its exec */
+	/*
+	 * Its calls arrived with no fork or exec before them: a child that
+	 * escaped tracing (CLONE_UNTRACED) in an address space it shares
+	 * with a traced process, whose probes see its calls.
+	 */
+	bool untraced;
 	bool exited;
 	int wait_status;
 	/* address -> requested size, with HEAP_INHERITED for blocks copied

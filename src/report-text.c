@@ -68,10 +68,15 @@ print_process(FILE *out, const struct heap_process *p)
 {
 	char status[64];
 
+	const char *state = "still running";
+
+	if (p->exited)
+		state = describe_wait_status(p->wait_status, status, sizeof(status));
+	else if (p->untraced)
+		state = "not traced: escaped ptrace, calls seen through a shared "
+			"address space";
 	fprintf(out, "  process %u %s (%s)\n", p->pid,
-		p->image ? p->image : "?",
-		p->exited ? describe_wait_status(p->wait_status, status, sizeof(status))
-			  : "still running");
+		p->image ? p->image : "?", state);
 	print_stats(out, &p->stats);
 }
 

@@ -27,10 +27,11 @@ diag() {
 }
 
 # check NAME COMMAND...: one test point from a command's success.
+# (Shell functions share their variables: the helpers' own start with _.)
 check() {
-	name=$1
+	_check_name=$1
 	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@"; then ok "$_check_name"; else not_ok "$_check_name"; fi
 }
 
 # check_eq NAME EXPECTED ACTUAL
@@ -93,9 +94,10 @@ require_bpf() {
 # capture NAME [OPTIONS --] CMD...: runs CMD under memsup into NAME.cap,
 # with the summary in NAME.err and the exit status in $status.
 capture() {
-	name=$1
+	_capture_name=$1
 	shift
-	memsup -o "$work/$name.cap" "$@" > "$work/$name.out" 2> "$work/$name.err"
+	memsup -o "$work/$_capture_name.cap" "$@" > "$work/$_capture_name.out" \
+		2> "$work/$_capture_name.err"
 	status=$?
 }
 
@@ -185,6 +187,27 @@ normalize() {
 		} else
 			print proc(pid), what, size, born(pid, ptr)
 	}'
+}
+
+# lost NAME: the lost-records count of NAME's summary.
+lost() {
+	sed -n 's/^  lost records: *//p' "$work/$1.err"
+}
+
+# stops NAME: the pressure stops of NAME's summary (0 when there were none).
+stops() {
+	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err")
+	echo "${_stops:-0}"
+}
+
+# pairs_done NAME: the malloc/free pairs the fixtures of NAME say they made.
+pairs_done() {
+	awk '$1 == "pairs" { n += $2 } END { print n + 0 }' "$work/$1.out"
+}
+
+# pairs_seen NAME: the Malloc(16) calls inside marker regions of NAME.cap.
+pairs_seen() {
+	memsup report --events "$work/$1.cap" | normalize | grep -c ' Malloc 16 '
 }
 
 # summary_field FILE SECTION FIELD: a value from a summary, where SECTION
