@@ -277,6 +277,9 @@ trace_until_done(struct session *s, int sfd)
 
 		if (n < 0 && errno != EINTR)
 			goto fail;
+		/* Stop the producers before anything else, draining included. */
+		pressure_step(&s->pressure, &s->tracer, &s->consumer,
+			      consumer_now(&s->consumer));
 		for (i = 0; i < n; i++) {
 			if (events[i].data.fd == sfd) {
 				handle_signals(s, sfd);
