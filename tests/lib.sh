@@ -34,6 +34,11 @@ check() {
 	if "$@"; then ok "$_check_name"; else not_ok "$_check_name"; fi
 }
 
+# quietly COMMAND...: COMMAND with its output dropped, for check.
+quietly() {
+	"$@" > /dev/null
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then
