@@ -3,7 +3,7 @@
 #include "consumer.h"
 #include "record.h"
 #include "memsup.skel.h"
-#include "probes.h"
+#include "probe-attach.h"
 
 #include <errno.h>
 #include <stdarg.h>

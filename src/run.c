@@ -13,7 +13,9 @@
 #include "launch.h"
 #include "pressure.h"
 #include "privileges.h"
-#include "probes.h"
+#include "link-reaper.h"
+#include "probe-attach.h"
+#include "probe-targets.h"
 #include "record.h"
 #include "report-text.h"
 #include "tracer.h"
@@ -114,7 +116,7 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 static void
 untrace(struct traced_process *tp)
 {
-	process_probes_detach(&tp->probes);
+	process_probes_release(&tp->probes);
 	free(tp);
 }
 
@@ -140,8 +142,12 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	consumer_track(&s->consumer, child);
 	/* The child maps what its parent maps. */
 	tp->targets = traced(s, parent)->targets;
-	/* Its parent's probes see a shared address space already. */
-	if (!shares_vm)
+	/*
+	 * Perf links filter by address space: a vfork child's calls already
+	 * reach its parent's, and links of its own would count them twice.
+	 * Session links filter by thread group: it needs its own.
+	 */
+	if (!shares_vm || s->consumer.session_links)
 		attach_probes(s, child, tp);
 }
 
@@ -169,7 +175,12 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 		len = 0;
 	path[len] = '\0';
 
-	process_probes_detach(&tp->probes);
+	/*
+	 * Links belong to the task they were made for: when another thread
+	 * execs, it carries on as a new task under the leader's pid.
+	 */
+	if (former_tid != pid)
+		process_probes_release(&tp->probes);
 	consumer_forget_thread(&s->consumer, pid);
 	consumer_forget_thread(&s->consumer, former_tid);
 	emit_process_record(s, &r);
@@ -484,6 +495,7 @@ out:
 		close(sfd);
 	tracer_free(&s.tracer);
 	untrace_all(&s);
+	link_reaper_wait();
 	consumer_close(&s.consumer);
 	probe_targets_release();
 	heap_free(&s.heap);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
-#include "probes.h"
+#include "probe-targets.h"
 #include "error.h"
-#include "memsup.skel.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /*
@@ -265,148 +263,6 @@ image_targets_find(pid_t pid, struct image_targets *out, const char **why)
 		return err;
 	out->targets[out->ntargets++] = t;
 	return 0;
-}
-
-/*
- * BPF_LINK_CREATE for a uprobe session link (Linux 6.10+).  libbpf 1.1
- * knows neither the attach type nor its attributes, so the call is made
- * here; the layout is the kernel's link_create.uprobe_multi, a stable ABI.
- */
-enum {
-	MS_BPF_LINK_CREATE = 28,
-	MS_BPF_TRACE_UPROBE_SESSION = 57,
-};
-
-struct uprobe_session_attr {
-	uint32_t prog_fd;
-	uint32_t target_fd;
-	uint32_t attach_type;
-	uint32_t flags;
-	uint64_t path;
-	uint64_t offsets;
-	uint64_t ref_ctr_offsets;
-	uint64_t cookies;
-	uint32_t cnt;
-	uint32_t multi_flags;
-	uint32_t pid;
-	uint32_t pad;
-};
-
-int
-probes_session_attach_type(void)
-{
-	return MS_BPF_TRACE_UPROBE_SESSION;
-}
-
-static int
-attach_session(struct process_probes *pp, const struct memsup_bpf *skel,
-	       pid_t pid, const char *path, const struct probe_target *t)
-{
-	uint64_t offsets[MS_CALL_MAX], cookies[MS_CALL_MAX];
-	struct uprobe_session_attr attr;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < t->ncalls; i++) {
-		offsets[i] = t->calls[i].offset;
-		cookies[i] = t->calls[i].call;
-	}
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
-	attr.attach_type = MS_BPF_TRACE_UPROBE_SESSION;
-	attr.path = (uintptr_t)path;
-	attr.offsets = (uintptr_t)offsets;
-	attr.cookies = (uintptr_t)cookies;
-	attr.cnt = (uint32_t)t->ncalls;
-	attr.pid = (uint32_t)pid;
-	fd = (int)syscall(__NR_bpf, MS_BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0)
-		return -errno;
-	pp->fds[pp->nfds++] = fd;
-	return 0;
-}
-
-static int
-attach_perf(struct process_probes *pp, struct bpf_program *prog, pid_t pid,
-	    const char *path, uint64_t offset, uint32_t call, bool retprobe)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = call, .retprobe = retprobe);
-	struct bpf_link *link;
-
-	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
-	if (!link)
-		return -errno;
-	pp->links[pp->nlinks++] = link;
-	return 0;
-}
-
-/* A perf link for each entry, and for each return but free's. */
-static int
-attach_perf_links(struct process_probes *pp, const struct memsup_bpf *skel,
-		  pid_t pid, const char *path, const struct probe_target *t)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < t->ncalls && !err; i++) {
-		uint32_t call = t->calls[i].call;
-		uint64_t off = t->calls[i].offset;
-
-		err = attach_perf(pp, skel->progs.alloc_enter, pid, path, off,
-				  call, false);
-		if (!err && call != MS_CALL_FREE)
-			err = attach_perf(pp, skel->progs.alloc_exit, pid, path,
-					  off, call, true);
-	}
-	return err;
-}
-
-int
-process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
-		      bool session_links, pid_t pid, const struct image_targets *it)
-{
-	size_t i, most = 0;
-	int err = 0;
-
-	for (i = 0; i < it->ntargets; i++)
-		most += 2 * it->targets[i]->ncalls;
-	pp->links = xcalloc(most, sizeof(*pp->links));
-	pp->nlinks = 0;
-	pp->fds = xcalloc(it->ntargets, sizeof(*pp->fds));
-	pp->nfds = 0;
-
-	for (i = 0; i < it->ntargets && !err; i++) {
-		const struct probe_target *t = it->targets[i];
-		char exe[64];
-		const char *path = t->path;
-
-		/* The executable's path may name another file by now. */
-		if (t == it->exe) {
-			snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-			path = exe;
-		}
-		if (session_links)
-			err = attach_session(pp, skel, pid, path, t);
-		else
-			err = attach_perf_links(pp, skel, pid, path, t);
-	}
-	if (err)
-		process_probes_detach(pp);
-	return err;
-}
-
-void
-process_probes_detach(struct process_probes *pp)
-{
-	size_t i;
-
-	for (i = 0; i < pp->nlinks; i++)
-		bpf_link__destroy(pp->links[i]);
-	for (i = 0; i < pp->nfds; i++)
-		close(pp->fds[i]);
-	free(pp->links);
-	free(pp->fds);
-	memset(pp, 0, sizeof(*pp));
 }
 
 void

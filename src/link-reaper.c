@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "link-reaper.h"
+#include "error.h"
+
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct doomed {
+	int *fds;
+	size_t nfds;
+	struct bpf_link **links;
+	size_t nlinks;
+};
+
+/* A reaper only closes descriptors. */
+enum { REAPER_STACK_SIZE = 64 * 1024 };
+
+/* Only the supervisor's thread starts and joins reapers. */
+static pthread_t *reapers;
+static size_t nreapers;
+
+static void
+close_all(struct doomed *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfds; i++)
+		close(d->fds[i]);
+	for (i = 0; i < d->nlinks; i++)
+		bpf_link__destroy(d->links[i]);
+	free(d->fds);
+	free(d->links);
+	free(d);
+}
+
+static void *
+reap(void *arg)
+{
+	close_all(arg);
+	return NULL;
+}
+
+/* Joins the reapers that are done, so that a long run keeps few. */
+static void
+join_finished(void)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < nreapers; i++)
+		if (pthread_tryjoin_np(reapers[i], NULL))
+			reapers[kept++] = reapers[i];
+	nreapers = kept;
+}
+
+void
+link_reaper_close(int *fds, size_t nfds, struct bpf_link **links, size_t nlinks)
+{
+	struct doomed *d = xmalloc(sizeof(*d));
+	pthread_attr_t attr;
+	pthread_t thread;
+	int err;
+
+	d->fds = fds;
+	d->nfds = nfds;
+	d->links = links;
+	d->nlinks = nlinks;
+	if (!nfds && !nlinks) {
+		close_all(d);
+		return;
+	}
+	join_finished();
+	/* Threads inherit the supervisor's blocked signals, as they must. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, REAPER_STACK_SIZE);
+	err = pthread_create(&thread, &attr, reap, d);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		close_all(d);
+		return;
+	}
+	reapers = xreallocarray(reapers, nreapers + 1, sizeof(*reapers));
+	reapers[nreapers++] = thread;
+}
+
+void
+link_reaper_wait(void)
+{
+	size_t i;
+
+	for (i = 0; i < nreapers; i++)
+		pthread_join(reapers[i], NULL);
+	free(reapers);
+	reapers = NULL;
+	nreapers = 0;
+}

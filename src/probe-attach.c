@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "probe-attach.h"
+#include "error.h"
+#include "link-reaper.h"
+#include "memsup.skel.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * BPF_LINK_CREATE for a uprobe session link (Linux 6.10+).  libbpf 1.1
+ * knows neither the attach type nor its attributes, so the call is made
+ * here; the layout is the kernel's link_create.uprobe_multi, a stable ABI.
+ */
+enum {
+	MS_BPF_LINK_CREATE = 28,
+	MS_BPF_TRACE_UPROBE_SESSION = 57,
+};
+
+struct uprobe_session_attr {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t multi_flags;
+	uint32_t pid;
+	uint32_t pad;
+};
+
+int
+probes_session_attach_type(void)
+{
+	return MS_BPF_TRACE_UPROBE_SESSION;
+}
+
+static int
+attach_session(struct target_links *tl, const struct memsup_bpf *skel,
+	       pid_t pid, const char *path)
+{
+	const struct probe_target *t = tl->target;
+	uint64_t offsets[MS_CALL_MAX], cookies[MS_CALL_MAX];
+	struct uprobe_session_attr attr;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < t->ncalls; i++) {
+		offsets[i] = t->calls[i].offset;
+		cookies[i] = t->calls[i].call;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
+	attr.attach_type = MS_BPF_TRACE_UPROBE_SESSION;
+	attr.path = (uintptr_t)path;
+	attr.offsets = (uintptr_t)offsets;
+	attr.cookies = (uintptr_t)cookies;
+	attr.cnt = (uint32_t)t->ncalls;
+	attr.pid = (uint32_t)pid;
+	fd = (int)syscall(__NR_bpf, MS_BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return -errno;
+	tl->fd = fd;
+	return 0;
+}
+
+static int
+attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
+	    const char *path, uint64_t offset, uint32_t call, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = call, .retprobe = retprobe);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	if (!link)
+		return -errno;
+	tl->links[tl->nlinks++] = link;
+	return 0;
+}
+
+/* A perf link for each entry, and for each return but free's. */
+static int
+attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
+		  pid_t pid, const char *path)
+{
+	const struct probe_target *t = tl->target;
+	size_t i;
+	int err = 0;
+
+	tl->links = xcalloc(2 * t->ncalls, sizeof(*tl->links));
+	for (i = 0; i < t->ncalls && !err; i++) {
+		uint32_t call = t->calls[i].call;
+		uint64_t off = t->calls[i].offset;
+
+		err = attach_perf(tl, skel->progs.alloc_enter, pid, path, off,
+				  call, false);
+		if (!err && call != MS_CALL_FREE)
+			err = attach_perf(tl, skel->progs.alloc_exit, pid, path,
+					  off, call, true);
+	}
+	return err;
+}
+
+static int
+attach_target(struct target_links *tl, const struct memsup_bpf *skel,
+	      bool session_links, pid_t pid, const struct image_targets *it)
+{
+	char exe[64];
+	const char *path = tl->target->path;
+
+	/* The executable's path may name another file by now. */
+	if (tl->target == it->exe) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+		path = exe;
+	}
+	tl->fd = -1;
+	tl->links = NULL;
+	tl->nlinks = 0;
+	if (session_links)
+		return attach_session(tl, skel, pid, path);
+	return attach_perf_links(tl, skel, pid, path);
+}
+
+/*
+ * Synchronous: links on a file the new image does not map must be gone
+ * before it runs, or an exec of that file again would be probed twice.
+ */
+static void
+detach_target(struct target_links *tl)
+{
+	size_t i;
+
+	if (tl->fd >= 0)
+		close(tl->fd);
+	for (i = 0; i < tl->nlinks; i++)
+		bpf_link__destroy(tl->links[i]);
+	free(tl->links);
+}
+
+static bool
+image_has(const struct image_targets *it, const struct probe_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < it->ntargets; i++)
+		if (it->targets[i] == t)
+			return true;
+	return false;
+}
+
+static struct target_links *
+links_of(struct process_probes *pp, const struct probe_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < pp->ntargets; i++)
+		if (pp->per_target[i].target == t)
+			return &pp->per_target[i];
+	return NULL;
+}
+
+int
+process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
+		      bool session_links, pid_t pid, const struct image_targets *it)
+{
+	struct process_probes next = { .ntargets = 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < pp->ntargets; i++) {
+		if (image_has(it, pp->per_target[i].target))
+			next.per_target[next.ntargets++] = pp->per_target[i];
+		else
+			detach_target(&pp->per_target[i]);
+	}
+	for (i = 0; i < it->ntargets && !err; i++) {
+		struct target_links *tl;
+
+		if (links_of(&next, it->targets[i]))
+			continue;
+		tl = &next.per_target[next.ntargets];
+		tl->target = it->targets[i];
+		err = attach_target(tl, skel, session_links, pid, it);
+		if (err)
+			detach_target(tl);
+		else
+			next.ntargets++;
+	}
+	if (err) {
+		for (i = 0; i < next.ntargets; i++)
+			detach_target(&next.per_target[i]);
+		next.ntargets = 0;
+	}
+	*pp = next;
+	return err;
+}
+
+void
+process_probes_release(struct process_probes *pp)
+{
+	size_t i;
+
+	for (i = 0; i < pp->ntargets; i++) {
+		struct target_links *tl = &pp->per_target[i];
+		int *fd = NULL;
+
+		if (tl->fd >= 0) {
+			fd = xmalloc(sizeof(*fd));
+			*fd = tl->fd;
+		}
+		link_reaper_close(fd, fd ? 1 : 0, tl->links, tl->nlinks);
+	}
+	pp->ntargets = 0;
+}
