@@ -23,7 +23,7 @@ enum tracee_state {
 
 struct tracee {
 	pid_t tid;
-	pid_t pid;		/* thread group; 0 until its parent's event */
+	pid_t pid;		/* thread group; 0 until known */
 	enum tracee_state state;
 	bool first_stop_seen;
 	/* What its stop calls for, once nothing holds it. */
@@ -127,22 +127,23 @@ settle(struct tracer *t, struct tracee *tr, int request, int sig)
 		resume_now(tr);
 }
 
-static pid_t
-thread_group_of(pid_t tid)
+/* The thread group and parent of tid, from /proc; false if it is gone. */
+static bool
+read_lineage(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
 	char path[64], line[128];
-	pid_t tgid = 0;
+	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
+		return false;
+	while (found < 2 && fgets(line, sizeof(line), f))
+		found += sscanf(line, "Tgid: %d", tgid) == 1 ||
+			 sscanf(line, "PPid: %d", ppid) == 1;
 	fclose(f);
-	return tgid;
+	return found == 2;
 }
 
 static bool
@@ -151,35 +152,53 @@ same_vm(pid_t a, pid_t b)
 	return syscall(SYS_kcmp, a, b, KCMP_VM, 0L, 0L) == 0;
 }
 
+/* Makes a new thread, of a new process or not, known to the session. */
+static void
+announce(struct tracer *t, struct tracee *child, pid_t child_pid,
+	 pid_t parent_pid, bool shares_vm)
+{
+	child->pid = child_pid;
+	if (child_pid != parent_pid)
+		t->ops->process_forked(t->ctx, parent_pid, child_pid, shares_vm);
+	t->ops->thread_started(t->ctx, child->tid);
+}
+
 /*
- * The child of a fork, vfork or clone event.  Its own first stop may be
- * reported before or after this event; it stays held until both are in.
+ * A newborn whose first stop came before its parent's fork, vfork or
+ * clone event (which never comes if the parent is killed meanwhile):
+ * /proc says who it is, so it need not wait.
  */
+static void
+identify_newborn(struct tracer *t, struct tracee *tr)
+{
+	pid_t tgid, ppid;
+
+	if (!read_lineage(tr->tid, &tgid, &ppid))
+		return;		/* gone already: its exit is on its way */
+	if (tgid != tr->tid)
+		announce(t, tr, tgid, tgid, true);
+	else
+		announce(t, tr, tr->tid, ppid, same_vm(ppid, tr->tid));
+}
+
+/* The child of a fork, vfork or clone event, unless its first stop told. */
 static void
 adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
 {
 	struct tracee *child = find(t, child_tid);
-	pid_t child_pid = event == PTRACE_EVENT_CLONE ? thread_group_of(child_tid)
-						      : child_tid;
+	pid_t tgid = child_tid, ppid;
 
 	if (!child)
 		child = add(t, child_tid);
-	if (!child_pid)		/* gone already: its exit is on its way */
-		child_pid = child_tid;
-	child->pid = child_pid;
-
-	if (child_pid != parent->pid) {
-		bool shares_vm = event == PTRACE_EVENT_VFORK ||
-				 (event == PTRACE_EVENT_CLONE &&
-				  same_vm(parent->tid, child_tid));
-
-		t->ops->process_forked(t->ctx, parent->pid, child_pid, shares_vm);
+	if (!child->pid) {
+		if (event == PTRACE_EVENT_CLONE)
+			read_lineage(child_tid, &tgid, &ppid);
+		announce(t, child, tgid, parent->pid,
+			 event == PTRACE_EVENT_VFORK ||
+			 (event == PTRACE_EVENT_CLONE && same_vm(parent->tid, child_tid)));
 	}
 	if (event == PTRACE_EVENT_VFORK)
-		parent->vfork_child = child_pid;
-	t->ops->thread_started(t->ctx, child_tid);
-	if (child->first_stop_seen)
-		settle(t, child, PTRACE_CONT, 0);
+		parent->vfork_child = child->pid;
 }
 
 /* A vfork child that execs or exits lets its parent run again. */
@@ -244,7 +263,9 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 	tr->state = TRACEE_STOPPED;
 	tr->vfork_child = 0;
 	if (!tr->pid)
-		return;		/* a newborn: held until its parent's event */
+		identify_newborn(t, tr);
+	if (!tr->pid)
+		return;		/* dying before anyone knew it */
 
 	if (event == PTRACE_EVENT_STOP) {
 		/*
