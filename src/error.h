@@ -8,7 +8,9 @@
 /* memsup's own exit statuses; the workload's status is passed through. */
 enum {
 	MS_EXIT_READ_ERROR = 1,		/* report: capture missing or corrupt */
-	MS_EXIT_INCOMPLETE = 124,	/* records were lost */
+	MS_EXIT_INCOMPLETE = 124,	/* records or calls lost, a process
+					 * unprobed, or the tree killed by
+					 * the pressure timeout */
 	MS_EXIT_FAILURE = 125,		/* usage, privileges, kernel, internal */
 	MS_EXIT_CANNOT_EXEC = 126,
 	MS_EXIT_NOT_FOUND = 127,

@@ -46,8 +46,8 @@ print_stats(FILE *out, const struct heap_stats *st)
 	fprintf(out, "    frees:          %" PRIu64 "\n", st->frees);
 	fprintf(out, "    peak live heap: %" PRIu64 " bytes at %.6f s\n",
 		st->peak_bytes, seconds(st->peak_time_ns));
-	fprintf(out, "    leaked at exit: %" PRIu64 " bytes in %" PRIu64 " blocks\n",
-		st->leaked_bytes, st->leaked_blocks);
+	fprintf(out, "    leaked at exit: %" PRIu64 " bytes in %" PRIu64 " block%s\n",
+		st->leaked_bytes, st->leaked_blocks, st->leaked_blocks == 1 ? "" : "s");
 	fprintf(out, "    unknown frees:  %" PRIu64 "\n", st->unknown_frees);
 	fprintf(out, "    failed calls:   %" PRIu64 "\n", st->failed_calls);
 }

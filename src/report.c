@@ -18,7 +18,10 @@ usage(FILE *out)
 {
 	fputs("Usage: memsup report [--events] FILE\n"
 	      "Print the summary of a capture, or with --events every record\n"
-	      "in order, one per line.\n", out);
+	      "in order, one per line.\n"
+	      "\n"
+	      "  -e, --events  list the records instead of the summary\n"
+	      "  -h, --help    show this help and exit\n", out);
 }
 
 int

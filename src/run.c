@@ -231,7 +231,9 @@ reap(struct session *s)
 static void
 forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
-	if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+	/* Once reaped, the root's pid may be another process's. */
+	if ((si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE) &&
+	    tracer_traces(&s->tracer, s->tracer.root))
 		kill(s->tracer.root, (int)si->ssi_signo);
 }
 

@@ -91,6 +91,12 @@ tracer_add_root(struct tracer *t, pid_t root)
 }
 
 bool
+tracer_traces(const struct tracer *t, pid_t tid)
+{
+	return find(t, tid) != NULL;
+}
+
+bool
 tracer_done(const struct tracer *t)
 {
 	return t->threads.count == 0;

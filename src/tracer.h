@@ -43,6 +43,8 @@ void tracer_free(struct tracer *t);
 void tracer_add_root(struct tracer *t, pid_t root);
 /* Handles one wait status of tid and resumes it when that is due. */
 void tracer_handle(struct tracer *t, pid_t tid, int status);
+/* tid is a thread of the tree, not yet reaped. */
+bool tracer_traces(const struct tracer *t, pid_t tid);
 /* Nothing is left to trace. */
 bool tracer_done(const struct tracer *t);
 
