@@ -202,12 +202,18 @@ consumer_drain(struct consumer *c)
 	return consumer_drain_until(c, UINT64_MAX);
 }
 
+static void
+delete_pid(const struct bpf_map *map, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	bpf_map__delete_elem(map, &key, sizeof(key), 0);
+}
+
 void
 consumer_forget_thread(struct consumer *c, pid_t tid)
 {
-	__u32 key = (__u32)tid;
-
-	bpf_map__delete_elem(c->skel->maps.pending, &key, sizeof(key), 0);
+	delete_pid(c->skel->maps.pending, tid);
 }
 
 bool
@@ -237,9 +243,7 @@ consumer_track(struct consumer *c, pid_t pid)
 void
 consumer_untrack(struct consumer *c, pid_t pid)
 {
-	__u32 key = (__u32)pid;
-
-	bpf_map__delete_elem(c->skel->maps.tracked, &key, sizeof(key), 0);
+	delete_pid(c->skel->maps.tracked, pid);
 }
 
 uint64_t

@@ -113,6 +113,18 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 	}
 }
 
+/* Only tracked processes may raise the pressure latch. */
+static void
+track(struct session *s, pid_t pid)
+{
+	int err = consumer_track(&s->consumer, pid);
+
+	if (err)
+		warning_msg("process %d cannot ask for pressure stops (%s): "
+			    "records it makes past the watermark may be lost, "
+			    "and would be counted", pid, strerror(-err));
+}
+
 static void
 untrace(struct traced_process *tp)
 {
@@ -139,7 +151,7 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	struct traced_process *tp = traced(s, child);
 
 	emit_process_record(s, &r);
-	consumer_track(&s->consumer, child);
+	track(s, child);
 	/* The child maps what its parent maps. */
 	tp->targets = traced(s, parent)->targets;
 	/*
@@ -480,7 +492,7 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 	tracer_add_root(&s.tracer, root);
-	consumer_track(&s.consumer, root);
+	track(&s, root);
 
 	err = trace_until_done(&s, sfd);
 	if (err) {
