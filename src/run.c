@@ -11,9 +11,9 @@
 #include "error.h"
 #include "heap.h"
 #include "launch.h"
+#include "link-reaper.h"
 #include "pressure.h"
 #include "privileges.h"
-#include "link-reaper.h"
 #include "probe-attach.h"
 #include "probe-targets.h"
 #include "record.h"
@@ -94,14 +94,13 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 
 	if (!tp->targets.ntargets)
 		err = image_targets_find(pid, &tp->targets, &why);
-	if (!err && !tp->targets.ntargets) {
+	if (!err && !tp->targets.ntargets)
 		warning_msg("process %d: %s defines no allocator functions and "
 			    "links no C library; its allocations are not traced",
 			    pid, why);
-		return;
-	}
+	/* With no targets, this detaches what an earlier image had. */
 	if (!err) {
-		why = tp->targets.targets[0]->path;
+		why = tp->targets.ntargets ? tp->targets.targets[0]->path : why;
 		err = process_probes_attach(&tp->probes, s->consumer.skel,
 					    s->consumer.session_links, pid,
 					    &tp->targets);
