@@ -25,10 +25,10 @@ enum {
 	CAPTURE_EXEC_MIN = 16,		/* + the path, not NUL-terminated */
 	CAPTURE_EXIT_LEN = 20,		/* + i32 wait status */
 	CAPTURE_META_FIXED = 8,		/* u64 realtime ns, then argv\0... */
-	CAPTURE_END_LEN = 44,		/* u64 records, lost records, lost
+	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;
-					 * i32 exit status; u64 pressure
-					 * stops */
+					 * i32 exit status */
+	CAPTURE_END_LEN = 48,		/* + u64 pressure stops, u32 flags */
 };
 
 #endif

@@ -199,14 +199,18 @@ read_end(struct capture_reader *rd, size_t len)
 {
 	const unsigned char *p = rd->payload;
 
-	if (len < CAPTURE_END_LEN)
+	/* Fields past the first ones came later: absent, they read as 0. */
+	if (len < CAPTURE_END_MIN)
 		return fail(rd, "damaged: end record has %zu bytes", len);
 	rd->end.records = get_le64(p);
 	rd->end.lost_records = get_le64(p + 8);
 	rd->end.lost_calls = get_le64(p + 16);
 	rd->end.untraced_processes = get_le64(p + 24);
 	rd->end.exit_status = (int32_t)get_le32(p + 32);
+	if (len < CAPTURE_END_LEN)
+		memset(rd->payload + len, 0, CAPTURE_END_LEN - len);
 	rd->end.pressure_stops = get_le64(p + 36);
+	rd->end.flags = get_le32(p + 44);
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,

@@ -11,6 +11,9 @@
 
 struct record;
 
+/* The tree was killed: it could not be stopped in time to drain the ring. */
+#define CAPTURE_END_PRESSURE_TIMEOUT 0x1
+
 /* What the END record holds: the run's totals, known only at the end. */
 struct capture_end {
 	uint64_t records;		/* records written before END */
@@ -18,6 +21,7 @@ struct capture_end {
 	uint64_t lost_calls;		/* no room to pair entry and return */
 	uint64_t untraced_processes;	/* probes could not be attached */
 	uint64_t pressure_stops;	/* hold-drain-release cycles */
+	uint32_t flags;			/* CAPTURE_END_* */
 	int32_t exit_status;		/* the workload's wait status */
 };
 

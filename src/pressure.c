@@ -37,7 +37,8 @@ void
 pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 	      uint64_t now_ns)
 {
-	if (!p->timeout_ns)
+	/* After a timeout the tree is dying: nothing more to hold. */
+	if (!p->timeout_ns || p->timed_out)
 		return;
 	if (!p->holding) {
 		if (!consumer_latched(c))
@@ -63,6 +64,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 			  (double)p->timeout_ns / 1e9);
 		tracer_kill_all(t);
 		tracer_release(t);
+		consumer_clear_latch(c);
 		p->holding = false;
 		p->timed_out = true;
 	}

@@ -208,15 +208,24 @@ process_probes_release(struct process_probes *pp)
 {
 	size_t i;
 
+	/* One link a reaper: closes at once share their grace periods. */
 	for (i = 0; i < pp->ntargets; i++) {
 		struct target_links *tl = &pp->per_target[i];
-		int *fd = NULL;
+		size_t j;
 
 		if (tl->fd >= 0) {
-			fd = xmalloc(sizeof(*fd));
+			int *fd = xmalloc(sizeof(*fd));
+
 			*fd = tl->fd;
+			link_reaper_close(fd, 1, NULL, 0);
 		}
-		link_reaper_close(fd, fd ? 1 : 0, tl->links, tl->nlinks);
+		for (j = 0; j < tl->nlinks; j++) {
+			struct bpf_link **link = xmalloc(sizeof(*link));
+
+			*link = tl->links[j];
+			link_reaper_close(NULL, 0, link, 1);
+		}
+		free(tl->links);
 	}
 	pp->ntargets = 0;
 }

@@ -108,6 +108,9 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 		fprintf(out, "  lost calls:     %" PRIu64 "\n", end->lost_calls);
 	if (end->pressure_stops)
 		fprintf(out, "  pressure stops: %" PRIu64 "\n", end->pressure_stops);
+	if (end->flags & CAPTURE_END_PRESSURE_TIMEOUT)
+		fprintf(out, "  killed: the tree did not stop within the pressure "
+			"timeout\n");
 	if (end->untraced_processes)
 		fprintf(out, "  untraced processes: %" PRIu64 "\n",
 			end->untraced_processes);

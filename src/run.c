@@ -400,6 +400,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.lost_calls = consumer_lost_calls(&s->consumer),
 		.untraced_processes = s->untraced,
 		.pressure_stops = s->pressure.stops,
+		.flags = s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0,
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;

@@ -202,6 +202,9 @@ adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
 		announce(t, child, tgid, parent->pid,
 			 event == PTRACE_EVENT_VFORK ||
 			 (event == PTRACE_EVENT_CLONE && same_vm(parent->tid, child_tid)));
+		/* Its first stop came and /proc could not tell who it was. */
+		if (child->state == TRACEE_STOPPED)
+			settle(t, child, PTRACE_CONT, 0);
 	}
 	if (event == PTRACE_EVENT_VFORK)
 		parent->vfork_child = child->pid;
@@ -349,7 +352,7 @@ tracer_release(struct tracer *t)
 	u64map_foreach(&t->threads, s) {
 		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
 
-		/* Newborns wait for their parent's event still. */
+		/* A newborn not known yet waits for its parent's event. */
 		if (tr->state == TRACEE_STOPPED && tr->pid)
 			resume_now(tr);
 	}

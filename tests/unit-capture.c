@@ -304,6 +304,8 @@ test_round_trip(void)
 		.records = 999,		/* capture_finish sets it */
 		.lost_records = 7, .lost_calls = 3, .untraced_processes = 2,
 		.exit_status = 0x0200,
+		.pressure_stops = 0x0123456789abcdefULL,
+		.flags = CAPTURE_END_PRESSURE_TIMEOUT,
 	};
 	static const struct capture_end no_totals;
 	const struct capture_end *totals;
@@ -373,6 +375,9 @@ test_round_trip(void)
 	tap_eq_u64(totals->lost_calls, 3, "totals: lost calls");
 	tap_eq_u64(totals->untraced_processes, 2, "totals: untraced processes");
 	tap_eq_i64(totals->exit_status, 0x0200, "totals: exit status");
+	tap_eq_u64(totals->pressure_stops, 0x0123456789abcdefULL,
+		   "totals: pressure stops");
+	tap_eq_u64(totals->flags, CAPTURE_END_PRESSURE_TIMEOUT, "totals: flags");
 	tap_eq_i64(capture_next(rd, &r), 0, "capture_next keeps returning 0");
 	capture_close(rd);
 	capture_close(NULL);
@@ -636,7 +641,11 @@ sample_content(size_t *len)
 {
 	char path_buf[PATH_LEN];
 	const char *path = tmp_path(path_buf, "content.memsup");
-	struct capture_end end = { .lost_records = 1 };
+	struct capture_end end = {
+		.lost_records = 1,
+		.pressure_stops = 5,
+		.flags = CAPTURE_END_PRESSURE_TIMEOUT,
+	};
 	unsigned char *buf;
 
 	if (write_sample(path, &end))
@@ -773,6 +782,26 @@ test_damaged_content(void)
 		if (o.rc)
 			tap_diag("%u records, then: %s", o.records, o.error);
 	}
+
+	/* An END of the first, 36-byte layout: the later fields read as 0. */
+	{
+		struct capture_reader *rd;
+		struct record r;
+
+		memcpy(patched, buf, end_at + CAPTURE_RECORD_HEAD + CAPTURE_END_MIN);
+		put_le16(patched + end_at + 2, CAPTURE_END_MIN);
+		gzip_file(path, patched, end_at + CAPTURE_RECORD_HEAD + CAPTURE_END_MIN);
+		rd = capture_open(path);
+		while (rd && capture_next(rd, &r) == 1)
+			;
+		tap_ok(rd && capture_totals(rd) &&
+		       capture_totals(rd)->pressure_stops == 0 &&
+		       capture_totals(rd)->flags == 0 &&
+		       capture_totals(rd)->lost_records == 1,
+		       "a 36-byte END reads, with no pressure stops and no flags (%s)",
+		       rd ? capture_error(rd) : "not opened");
+		capture_close(rd);
+	}
 	free(patched);
 	free(buf);
 	unlink(path);
@@ -787,7 +816,7 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(75);
+	tap_plan(78);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();
