@@ -274,7 +274,7 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 	if (!tr->pid)
 		identify_newborn(t, tr);
 	if (!tr->pid)
-		return;		/* dying before anyone knew it */
+		return;		/* its parent's event or its death will tell */
 
 	if (event == PTRACE_EVENT_STOP) {
 		/*
