@@ -33,6 +33,9 @@ struct tracee {
 	pid_t vfork_child;
 };
 
+/* The tracee a slot of the threads map holds. */
+#define tracee_of(slot) ((struct tracee *)(uintptr_t)(slot)->value)
+
 void
 tracer_init(struct tracer *t, const struct tracer_ops *ops, void *ctx)
 {
@@ -50,7 +53,7 @@ tracer_free(struct tracer *t)
 	struct u64map_slot *s;
 
 	u64map_foreach(&t->threads, s)
-		free((struct tracee *)(uintptr_t)s->value);
+		free(tracee_of(s));
 	u64map_free(&t->threads);
 }
 
@@ -59,7 +62,7 @@ find(const struct tracer *t, pid_t tid)
 {
 	struct u64map_slot *s = u64map_find(&t->threads, (uint64_t)tid);
 
-	return s ? (struct tracee *)(uintptr_t)s->value : NULL;
+	return s ? tracee_of(s) : NULL;
 }
 
 static struct tracee *
@@ -217,7 +220,7 @@ vfork_ended(struct tracer *t, pid_t child_pid)
 	struct u64map_slot *s;
 
 	u64map_foreach(&t->threads, s) {
-		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+		struct tracee *tr = tracee_of(s);
 
 		if (tr->vfork_child == child_pid)
 			tr->vfork_child = 0;
@@ -316,7 +319,7 @@ tracer_hold(struct tracer *t)
 
 	t->holding = true;
 	u64map_foreach(&t->threads, s) {
-		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+		struct tracee *tr = tracee_of(s);
 
 		/*
 		 * A group-stopped thread runs nothing until SIGCONT, and
@@ -335,7 +338,7 @@ tracer_held(const struct tracer *t)
 	struct u64map_slot *s;
 
 	u64map_foreach(&t->threads, s) {
-		const struct tracee *tr = (const struct tracee *)(uintptr_t)s->value;
+		const struct tracee *tr = tracee_of(s);
 
 		if (tr->state == TRACEE_RUNNING && !tr->vfork_child)
 			return false;
@@ -350,7 +353,7 @@ tracer_release(struct tracer *t)
 
 	t->holding = false;
 	u64map_foreach(&t->threads, s) {
-		struct tracee *tr = (struct tracee *)(uintptr_t)s->value;
+		struct tracee *tr = tracee_of(s);
 
 		/* A newborn not known yet waits for its parent's event. */
 		if (tr->state == TRACEE_STOPPED && tr->pid)
@@ -364,7 +367,7 @@ tracer_kill_all(const struct tracer *t)
 	struct u64map_slot *s;
 
 	u64map_foreach(&t->threads, s) {
-		const struct tracee *tr = (const struct tracee *)(uintptr_t)s->value;
+		const struct tracee *tr = tracee_of(s);
 
 		kill(tr->pid ? tr->pid : tr->tid, SIGKILL);
 	}
