@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <gnu/lib-names.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,11 +219,21 @@ resolve_target(const char *scan_path, const char *display_path,
 static const char *
 libc_path(void)
 {
-	Dl_info info;
+	struct link_map *map = NULL;
+	void *libc;
 
-	if (!dladdr((void *)malloc, &info) || !info.dli_fname)
+	/*
+	 * By its soname, not by where malloc resolves: a sanitizer or an
+	 * LD_PRELOADed allocator in memsup would take malloc's place.
+	 */
+	libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+	if (!libc)
 		return NULL;
-	return info.dli_fname;
+	if (dlinfo(libc, RTLD_DI_LINKMAP, &map) || !map || !map->l_name[0])
+		map = NULL;
+	/* memsup links the C library: it stays loaded after dlclose. */
+	dlclose(libc);
+	return map ? map->l_name : NULL;
 }
 
 int
