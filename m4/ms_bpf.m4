@@ -90,3 +90,25 @@ AC_DEFUN([MS_WARNINGS], [
 	AS_IF([test "$enable_werror" = yes], [WARN_CFLAGS="$WARN_CFLAGS -Werror"])
 	AC_SUBST([WARN_CFLAGS])
 ])
+
+# MS_SANITIZERS: --enable-sanitizers builds memsup and its unit tests (not
+# the fixtures, whose allocations the tests count) with AddressSanitizer
+# and UndefinedBehaviorSanitizer.
+AC_DEFUN([MS_SANITIZERS], [
+	AC_ARG_ENABLE([sanitizers],
+		[AS_HELP_STRING([--enable-sanitizers],
+			[build memsup with AddressSanitizer and UndefinedBehaviorSanitizer])],
+		[], [enable_sanitizers=no])
+	SANITIZER_CFLAGS=
+	AS_IF([test "$enable_sanitizers" = yes], [
+		SANITIZER_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+		ms_save_CFLAGS=$CFLAGS
+		CFLAGS="$CFLAGS $SANITIZER_CFLAGS"
+		AC_MSG_CHECKING([whether $CC links with the sanitizers])
+		AC_LINK_IFELSE([AC_LANG_PROGRAM([], [])],
+			[AC_MSG_RESULT([yes])],
+			[AC_MSG_RESULT([no])
+			 AC_MSG_ERROR([$CC cannot build with -fsanitize=address,undefined (Debian: libasan, libubsan)])])
+		CFLAGS=$ms_save_CFLAGS])
+	AC_SUBST([SANITIZER_CFLAGS])
+])
