@@ -17,6 +17,7 @@
 
 struct capture_writer {
 	gzFile gz;
+	int fd;			/* gz's */
 	char *path;
 	char *tmp_path;
 	uint64_t records;
@@ -83,6 +84,7 @@ capture_create(const char *path, int argc, char *const argv[])
 	if (fd < 0)
 		goto fail;
 	/* Level 1: the supervisor compresses while the workload waits. */
+	w->fd = fd;
 	w->gz = gzdopen(fd, "wb1");
 	if (!w->gz) {
 		close(fd);
@@ -105,6 +107,12 @@ fail:
 	free(w->path);
 	free(w);
 	return NULL;
+}
+
+int
+capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid)
+{
+	return fchown(w->fd, uid, gid) ? -errno : 0;
 }
 
 int

@@ -8,6 +8,7 @@
 #define MEMSUP_CAPTURE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct record;
 
@@ -34,6 +35,8 @@ struct capture_reader;
  * capture.  Returns NULL with errno set.
  */
 struct capture_writer *capture_create(const char *path, int argc, char *const argv[]);
+/* Gives the file to the user the workload runs as.  Returns 0 or -errno. */
+int capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid);
 /* Returns 0 or a negative errno; the first error sticks. */
 int capture_write(struct capture_writer *w, const struct record *r);
 /* Writes END, closes and renames; frees w in every case. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "launch.h"
+#include "credentials.h"
 #include "error.h"
 #include "tracer.h"
 
@@ -11,9 +12,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static void __attribute__((noreturn))
+child_failed(int err_fd, int step, int err, int status)
+{
+	struct launch_failure f = { .step = step, .err = err };
+
+	if (write(err_fd, &f, sizeof(f)) != sizeof(f))
+		_exit(MS_EXIT_FAILURE);
+	_exit(status);
+}
+
 /* In the child: only async-signal-safe calls, and out through _exit(). */
 static void __attribute__((noreturn))
-run_child(char *const argv[], int go_fd, int err_fd)
+run_child(char *const argv[], const struct workload_user *wu, int go_fd,
+	  int err_fd)
 {
 	sigset_t none;
 	char go;
@@ -27,15 +39,18 @@ run_child(char *const argv[], int go_fd, int err_fd)
 	/* Wait until the parent has seized us; EOF means it died. */
 	if (read(go_fd, &go, 1) != 1)
 		_exit(MS_EXIT_FAILURE);
+	err = workload_user_apply(wu);
+	if (err)
+		child_failed(err_fd, LAUNCH_CREDENTIALS, err, MS_EXIT_FAILURE);
 	execvp(argv[0], argv);
 	err = errno;
-	if (write(err_fd, &err, sizeof(err)) != sizeof(err))
-		_exit(MS_EXIT_FAILURE);
-	_exit(err == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC);
+	child_failed(err_fd, LAUNCH_EXEC, err,
+		     err == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC);
 }
 
 pid_t
-launch_traced(char *const argv[], int *exec_errno)
+launch_traced(char *const argv[], const struct workload_user *wu,
+	      struct launch_failure *failure)
 {
 	int go[2], err[2], saved;
 	ssize_t n;
@@ -51,7 +66,7 @@ launch_traced(char *const argv[], int *exec_errno)
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		run_child(argv, go[0], err[1]);
+		run_child(argv, wu, go[0], err[1]);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -75,13 +90,12 @@ launch_traced(char *const argv[], int *exec_errno)
 	}
 	close(go[1]);
 
-	/* The pipe closes on a successful exec, or carries execvp's errno. */
-	*exec_errno = 0;
+	/* The pipe closes on a successful exec, or says what failed. */
 	do
-		n = read(err[0], exec_errno, sizeof(*exec_errno));
+		n = read(err[0], failure, sizeof(*failure));
 	while (n < 0 && errno == EINTR);
-	if (n != sizeof(*exec_errno))
-		*exec_errno = 0;
+	if (n != sizeof(*failure))
+		failure->step = LAUNCH_OK;
 	close(err[0]);
 	return pid;
 

@@ -5,13 +5,26 @@
 
 #include <sys/types.h>
 
+struct workload_user;
+
+/* What went wrong in the child, before anything of the workload ran. */
+struct launch_failure {
+	enum {
+		LAUNCH_OK,
+		LAUNCH_CREDENTIALS,	/* it exits with 125 */
+		LAUNCH_EXEC,		/* it exits with 127 (not found) or 126 */
+	} step;
+	int err;
+};
+
 /*
- * Forks, seizes the child from this thread, then lets it execvp(argv[0]).
- * The child runs nothing of the workload before the tracer sees its exec
- * stop.  Returns the child's pid, or -1 with errno when memsup could not
- * start it.  *exec_errno is 0 if execvp succeeded; otherwise the errno it
- * failed with, and the child exits with 127 (not found) or 126.
+ * Forks, seizes the child from this thread, then lets it take the
+ * workload's identity and execvp(argv[0]).  The child runs nothing of the
+ * workload before the tracer sees its exec stop.  Returns the child's
+ * pid, or -1 with errno when memsup could not start it; *failure says
+ * whether the child failed on its own.
  */
-pid_t launch_traced(char *const argv[], int *exec_errno);
+pid_t launch_traced(char *const argv[], const struct workload_user *wu,
+		    struct launch_failure *failure);
 
 #endif

@@ -49,6 +49,9 @@ usage(FILE *out)
 	      "                     attach with one uprobe session link per file\n"
 	      "                     (Linux 6.10+), or one perf link per probe;\n"
 	      "                     auto picks session links where they work\n"
+	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
+	      "                     user who ran sudo)\n"
+	      "      --keep-root    run CMD as root even under sudo\n"
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and built-in features\n"
 	      "\n"
@@ -127,6 +130,8 @@ main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "keep-root", no_argument, NULL, 'K' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "uprobe-links", required_argument, NULL, 'l' },
 		{ "pressure-timeout", required_argument, NULL, 'P' },
@@ -149,13 +154,19 @@ main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 
 	/* '+': options end at CMD, whose own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+o:qhV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qu:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'u':
+			o.user = optarg;
+			break;
+		case 'K':
+			o.keep_root = true;
 			break;
 		case 'P':
 			if (!parse_timeout(optarg, &o.pressure_timeout_ns)) {
@@ -211,6 +222,10 @@ main(int argc, char **argv)
 	if (optind == argc) {
 		error_msg("no command given");
 		usage(stderr);
+		return MS_EXIT_FAILURE;
+	}
+	if (o.user && o.keep_root) {
+		error_msg("--user and --keep-root exclude each other");
 		return MS_EXIT_FAILURE;
 	}
 	if (!watermark)

@@ -8,6 +8,7 @@
 #include "run.h"
 #include "capture.h"
 #include "consumer.h"
+#include "credentials.h"
 #include "error.h"
 #include "heap.h"
 #include "launch.h"
@@ -443,9 +444,11 @@ run_capture(const struct run_options *o)
 {
 	struct session s = { 0 };
 	char *output = o->output ? xstrdup(o->output) : default_output(o->argv[0]);
+	struct workload_user wu = { .change = false };
+	struct launch_failure failure;
 	const char *what;
 	sigset_t mask;
-	int err, exec_errno, sfd = -1, ret = MS_EXIT_FAILURE;
+	int err, sfd = -1, ret = MS_EXIT_FAILURE;
 	pid_t root;
 
 	heap_init(&s.heap);
@@ -455,6 +458,13 @@ run_capture(const struct run_options *o)
 
 	if (check_environment())
 		goto out;
+	if (workload_user_resolve(&wu, o->user, o->keep_root, &what)) {
+		error_msg("cannot run the workload as %s: %s",
+			  o->user ? o->user : "the user who ran sudo", what);
+		goto out;
+	}
+	if (o->keep_root && getuid() == 0)
+		warning_msg("--keep-root: the workload runs as root");
 	err = consumer_open(&s.consumer, &o->bpf, sink, &s, &what);
 	if (err) {
 		explain_bpf_failure(what, err);
@@ -463,6 +473,12 @@ run_capture(const struct run_options *o)
 	s.capture = capture_create(output, o->argc, o->argv);
 	if (!s.capture) {
 		perror_msg("cannot create capture %s", output);
+		goto out;
+	}
+	err = wu.change ? capture_set_owner(s.capture, wu.uid, wu.gid) : 0;
+	if (err) {
+		errno = -err;
+		perror_msg("cannot give capture %s to uid %u", output, (unsigned)wu.uid);
 		goto out;
 	}
 
@@ -479,16 +495,21 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 
-	root = launch_traced(o->argv, &exec_errno);
+	root = launch_traced(o->argv, &wu, &failure);
 	if (root < 0) {
 		perror_msg("cannot start %s under ptrace", o->argv[0]);
 		goto out;
 	}
-	if (exec_errno) {
+	if (failure.step != LAUNCH_OK) {
 		waitpid(root, NULL, __WALL);
-		errno = exec_errno;
+		errno = failure.err;
+		if (failure.step == LAUNCH_CREDENTIALS) {
+			perror_msg("cannot take uid %u and gid %u for the workload",
+				   (unsigned)wu.uid, (unsigned)wu.gid);
+			goto out;
+		}
 		perror_msg("cannot run '%s'", o->argv[0]);
-		ret = exec_errno == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC;
+		ret = failure.err == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC;
 		goto out;
 	}
 	tracer_add_root(&s.tracer, root);
@@ -514,6 +535,7 @@ out:
 	probe_targets_release();
 	heap_free(&s.heap);
 	pressure_free(&s.pressure);
+	workload_user_free(&wu);
 	free(output);
 	return ret;
 }

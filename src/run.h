@@ -11,6 +11,8 @@
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
 	bool quiet;		/* no summary on stderr */
+	const char *user;	/* --user, or NULL */
+	bool keep_root;
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	struct consumer_config bpf;
 	int argc;

@@ -82,6 +82,10 @@ skip_all() {
 	exit 0
 }
 
+# Under sudo, memsup runs the workload as the user who ran sudo, who may
+# not enter the private work directory: the tests that want that say so.
+unset SUDO_UID SUDO_GID
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/memsup-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 99

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "credentials.h"
+#include "error.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The user's groups, as login would set them. */
+static int
+load_groups(struct workload_user *wu, const char *name)
+{
+	int n = 0;
+
+	getgrouplist(name, wu->gid, NULL, &n);
+	wu->groups = xcalloc((size_t)n, sizeof(*wu->groups));
+	if (getgrouplist(name, wu->gid, wu->groups, &n) < 0)
+		return -1;
+	wu->ngroups = n;
+	return 0;
+}
+
+static bool
+parse_id(const char *s, unsigned long *id)
+{
+	char *end;
+
+	errno = 0;
+	*id = strtoul(s, &end, 10);
+	return !errno && end != s && !*end;
+}
+
+int
+workload_user_resolve(struct workload_user *wu, const char *user,
+		      bool keep_root, const char **why)
+{
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	struct passwd *pw;
+	unsigned long uid, gid;
+
+	memset(wu, 0, sizeof(*wu));
+	if (keep_root)
+		return 0;
+	if (user) {
+		pw = getpwnam(user);
+		if (!pw) {
+			*why = "no such user";
+			return -1;
+		}
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	} else {
+		/* sudo sets these; they mean nothing unless memsup is root. */
+		if (getuid() != 0 || !sudo_uid)
+			return 0;
+		if (!parse_id(sudo_uid, &uid) || !sudo_gid || !parse_id(sudo_gid, &gid)) {
+			*why = "SUDO_UID or SUDO_GID is not a number";
+			return -1;
+		}
+		if (uid == 0)
+			return 0;
+		pw = getpwuid((uid_t)uid);
+		if (!pw) {
+			*why = "SUDO_UID names no user";
+			return -1;
+		}
+	}
+	wu->change = true;
+	wu->uid = (uid_t)uid;
+	wu->gid = (gid_t)gid;
+	if (load_groups(wu, pw->pw_name)) {
+		*why = "cannot list the user's groups";
+		workload_user_free(wu);
+		return -1;
+	}
+	return 0;
+}
+
+int
+workload_user_apply(const struct workload_user *wu)
+{
+	if (!wu->change)
+		return 0;
+	/* Groups first, then the gid, then the uid, which ends the right
+	 * to change the others. */
+	if (setgroups((size_t)wu->ngroups, wu->groups) || setgid(wu->gid) ||
+	    setuid(wu->uid))
+		return errno;
+	return 0;
+}
+
+void
+workload_user_free(struct workload_user *wu)
+{
+	free(wu->groups);
+	wu->groups = NULL;
+	wu->ngroups = 0;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Who the workload runs as.  memsup needs root or its capabilities; the
+ * workload does not: under sudo it runs as the user who called sudo,
+ * with --user as another, with --keep-root as root.
+ */
+#ifndef MEMSUP_CREDENTIALS_H
+#define MEMSUP_CREDENTIALS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct workload_user {
+	bool change;		/* else the workload keeps memsup's identity */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;		/* supplementary groups */
+	int ngroups;
+};
+
+/*
+ * Decides from --user NAME (or NULL), --keep-root, and sudo's SUDO_UID and
+ * SUDO_GID.  Returns 0, or -1 with *why saying what is wrong.
+ */
+int workload_user_resolve(struct workload_user *wu, const char *user,
+			  bool keep_root, const char **why);
+/* In the forked child, before exec: async-signal-safe.  Returns 0 or errno. */
+int workload_user_apply(const struct workload_user *wu);
+void workload_user_free(struct workload_user *wu);
+
+#endif
