@@ -28,4 +28,10 @@ int workload_user_resolve(struct workload_user *wu, const char *user,
 int workload_user_apply(const struct workload_user *wu);
 void workload_user_free(struct workload_user *wu);
 
+/*
+ * After an exec: whether pid's effective uid or gid differs from its real
+ * one (a set-user-ID or set-group-ID program), with the effective ids.
+ */
+bool exec_raised_privilege(pid_t pid, uid_t *euid, gid_t *egid);
+
 #endif

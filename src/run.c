@@ -171,6 +171,24 @@ on_thread_started(void *ctx, pid_t tid)
 	consumer_forget_thread(&s->consumer, tid);
 }
 
+/*
+ * A tracer with CAP_SYS_PTRACE does not stop the kernel from honouring a
+ * set-user-ID or set-group-ID program: the user should know that memsup
+ * is tracing a privileged process.
+ */
+static void
+warn_if_privileged(pid_t pid, const char *path)
+{
+	uid_t euid;
+	gid_t egid;
+
+	if (exec_raised_privilege(pid, &euid, &egid))
+		warning_msg("process %d runs %s set-user-ID or set-group-ID (euid "
+			    "%u, egid %u): memsup holds CAP_SYS_PTRACE, so it "
+			    "keeps that privilege while traced", pid, path,
+			    (unsigned)euid, (unsigned)egid);
+}
+
 static void
 on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 {
@@ -198,6 +216,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	emit_process_record(s, &r);
 	tp->targets.ntargets = 0;
 	attach_probes(s, pid, tp);
+	warn_if_privileged(pid, path);
 }
 
 static void
