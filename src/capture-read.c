@@ -134,10 +134,11 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		[REC_FORK] = CAPTURE_FORK_LEN,
 		[REC_EXEC] = CAPTURE_EXEC_MIN,
 		[REC_EXIT] = CAPTURE_EXIT_LEN,
+		[REC_ATTACH] = CAPTURE_EXEC_MIN,
 	};
+	bool has_path = type == REC_EXEC || type == REC_ATTACH;
 
-	if ((type == REC_EXEC && len < need[type]) ||
-	    (type != REC_EXEC && len != need[type]))
+	if ((has_path && len < need[type]) || (!has_path && len != need[type]))
 		return fail(rd, "damaged: record %llu (type %u) has %zu bytes",
 			    (unsigned long long)rd->records + 1, type, len);
 	memset(r, 0, sizeof(*r));
@@ -159,6 +160,7 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		r->fork.child = get_le32(p + 16);
 		break;
 	case REC_EXEC:
+	case REC_ATTACH:
 		memcpy(rd->path, p + CAPTURE_EXEC_MIN, len - CAPTURE_EXEC_MIN);
 		rd->path[len - CAPTURE_EXEC_MIN] = '\0';
 		r->exec.path = rd->path;
@@ -252,6 +254,7 @@ capture_next(struct capture_reader *rd, struct record *r)
 		case REC_FORK:
 		case REC_EXEC:
 		case REC_EXIT:
+		case REC_ATTACH:
 			return decode(rd, type, len, r);
 		case CAPTURE_REC_META:
 			if (len < CAPTURE_META_FIXED)

@@ -136,7 +136,8 @@ capture_write(struct capture_writer *w, const struct record *r)
 		put_le32(buf + 16, r->fork.child);
 		len = CAPTURE_FORK_LEN;
 		break;
-	case REC_EXEC: {
+	case REC_EXEC:
+	case REC_ATTACH: {
 		size_t n = strlen(r->exec.path);
 
 		if (n > sizeof(buf) - len)

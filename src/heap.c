@@ -230,6 +230,7 @@ heap_apply(struct heap_model *h, const struct record *r)
 		apply_fork(h, r);
 		break;
 	case REC_EXEC:
+	case REC_ATTACH:	/* a process seen from the middle of its life */
 		apply_exec(h, r);
 		break;
 	case REC_EXIT:

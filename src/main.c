@@ -24,15 +24,23 @@ static void
 usage(FILE *out)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
+	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
 	      "       memsup report [--events] FILE\n"
 	      "\n"
-	      "Run CMD under memsup and record every heap allocation and free of\n"
-	      "its whole process tree; print a summary on exit.\n"
+	      "Run CMD under memsup, or attach to the running process PID, and\n"
+	      "record every heap allocation and free of its whole process tree;\n"
+	      "print a summary at the end.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -o, --output=FILE  write the capture to FILE\n"
 	      "                     (default: memsup.CMD.PID.cap)\n"
 	      "  -q, --quiet        print no summary\n"
+	      "  -p, --pid=PID      trace the running process PID and the children\n"
+	      "                     it starts from now, until it exits, until\n"
+	      "                     SIGINT or SIGTERM, or for --duration; then\n"
+	      "                     let it go on untraced\n"
+	      "      --duration=DURATION\n"
+	      "                     with -p: detach after DURATION (500ms, 2s, 1m)\n"
 	      "      --ring-size=SIZE\n"
 	      "                     BPF ring buffer size, a power of two from 4K\n"
 	      "                     to 2G; K, M and G suffixes (default: 16M)\n"
@@ -131,6 +139,8 @@ main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "keep-root", no_argument, NULL, 'K' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "uprobe-links", required_argument, NULL, 'l' },
@@ -154,7 +164,7 @@ main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 
 	/* '+': options end at CMD, whose own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+o:qu:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -167,6 +177,27 @@ main(int argc, char **argv)
 			break;
 		case 'K':
 			o.keep_root = true;
+			break;
+		case 'p': {
+			char *end;
+			long pid;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid <= 0 || pid > INT32_MAX) {
+				error_msg("-p takes a process ID, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			o.attach_pid = (pid_t)pid;
+			break;
+		}
+		case 'd':
+			if (!parse_timeout(optarg, &o.duration_ns) ||
+			    !o.duration_ns || o.duration_ns == PRESSURE_WAIT_FOREVER) {
+				error_msg("--duration takes a duration such as 500ms, "
+					  "2s or 1m, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
 			break;
 		case 'P':
 			if (!parse_timeout(optarg, &o.pressure_timeout_ns)) {
@@ -219,7 +250,20 @@ main(int argc, char **argv)
 			return MS_EXIT_FAILURE;
 		}
 	}
-	if (optind == argc) {
+	if (o.attach_pid && optind < argc) {
+		error_msg("-p and a command exclude each other");
+		return MS_EXIT_FAILURE;
+	}
+	if (o.duration_ns && !o.attach_pid) {
+		error_msg("--duration goes with -p");
+		return MS_EXIT_FAILURE;
+	}
+	if (o.attach_pid && (o.user || o.keep_root)) {
+		error_msg("-p attaches to a process as it runs: --user and "
+			  "--keep-root do not apply");
+		return MS_EXIT_FAILURE;
+	}
+	if (!o.attach_pid && optind == argc) {
 		error_msg("no command given");
 		usage(stderr);
 		return MS_EXIT_FAILURE;
@@ -242,7 +286,9 @@ main(int argc, char **argv)
 		o.bpf.wake_bytes = 1;
 	if (o.pressure_timeout_ns)
 		o.bpf.watermark_bytes = watermark;
-	o.argc = argc - optind;
-	o.argv = argv + optind;
+	if (!o.attach_pid) {
+		o.argc = argc - optind;
+		o.argv = argv + optind;
+	}
 	return run_capture(&o);
 }

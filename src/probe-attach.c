@@ -229,3 +229,13 @@ process_probes_release(struct process_probes *pp)
 	}
 	pp->ntargets = 0;
 }
+
+void
+process_probes_detach(struct process_probes *pp)
+{
+	size_t i;
+
+	for (i = 0; i < pp->ntargets; i++)
+		detach_target(&pp->per_target[i]);
+	pp->ntargets = 0;
+}

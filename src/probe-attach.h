@@ -39,6 +39,8 @@ int probes_session_attach_type(void);
  */
 int process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
 			  bool session_links, pid_t pid, const struct image_targets *it);
+/* The process lives on untraced: its links are gone when this returns. */
+void process_probes_detach(struct process_probes *pp);
 /* The process is gone: its links are closed in the background. */
 void process_probes_release(struct process_probes *pp);
 

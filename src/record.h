@@ -15,6 +15,7 @@ enum record_type {
 	REC_FORK,		/* a new process, child of pid */
 	REC_EXEC,		/* pid now runs a new image */
 	REC_EXIT,		/* pid is gone */
+	REC_ATTACH,		/* memsup -p: pid, running path, traced from now */
 };
 
 struct record {
@@ -34,7 +35,7 @@ struct record {
 		} fork;
 		struct {
 			const char *path;
-		} exec;
+		} exec;			/* and attach */
 		struct {
 			int32_t wait_status;
 		} exit;

@@ -136,6 +136,9 @@ event_print(FILE *out, const struct record *r)
 	case REC_EXEC:
 		fprintf(out, "Exec path=%s\n", r->exec.path);
 		break;
+	case REC_ATTACH:
+		fprintf(out, "Attach path=%s\n", r->exec.path);
+		break;
 	case REC_EXIT:
 		if (WIFSIGNALED(r->exit.wait_status))
 			fprintf(out, "Exit signal=%d\n", WTERMSIG(r->exit.wait_status));

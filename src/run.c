@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "run.h"
+#include "attach.h"
 #include "capture.h"
 #include "consumer.h"
 #include "credentials.h"
@@ -48,6 +49,9 @@ struct session {
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	int capture_error;
+	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
+	bool attached;
+	uint64_t detach_at_ns;
 };
 
 static void
@@ -258,10 +262,16 @@ reap(struct session *s)
 /*
  * Signals sent to memsup with kill(1) go on to the workload.  A terminal's
  * ^C already reached the whole foreground process group, workload included.
+ * A process memsup attached to is not memsup's to signal: the signal
+ * means "let it go".
  */
 static void
 forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
+	if (s->attached) {
+		s->detach_at_ns = 0;
+		return;
+	}
 	/* Once reaped, the root's pid may be another process's. */
 	if ((si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE) &&
 	    tracer_traces(&s->tracer, s->tracer.root))
@@ -280,6 +290,29 @@ handle_signals(struct session *s, int sfd)
 			forward_signal(s, &si);
 	}
 	return 0;
+}
+
+/*
+ * memsup -p, at the end: the process and its tree go on untraced.  They
+ * are held meanwhile, so that no call falls between the last drain and
+ * the probes' removal, and no probe is left to fire once they run.
+ */
+static void
+detach_when_due(struct session *s)
+{
+	struct u64map_slot *slot;
+
+	if (consumer_now(&s->consumer) < s->detach_at_ns || s->pressure.holding)
+		return;
+	if (!s->tracer.holding)
+		tracer_hold(&s->tracer);
+	if (!tracer_held(&s->tracer))
+		return;
+	consumer_drain(&s->consumer);
+	u64map_foreach(&s->processes, slot)
+		process_probes_detach(&((struct traced_process *)(uintptr_t)slot->value)->probes);
+	consumer_clear_latch(&s->consumer);
+	tracer_detach_all(&s->tracer);
 }
 
 /*
@@ -336,6 +369,8 @@ trace_until_done(struct session *s, int sfd)
 		}
 		pressure_step(&s->pressure, &s->tracer, &s->consumer,
 			      consumer_now(&s->consumer));
+		if (s->attached)
+			detach_when_due(s);
 	}
 	consumer_drain(&s->consumer);
 	goto out;
@@ -347,6 +382,61 @@ out:
 	if (ep >= 0)
 		close(ep);
 	return err;
+}
+
+/* memsup -- CMD: returns 0, or memsup's exit status when CMD cannot start. */
+static int
+start_command(struct session *s, const struct run_options *o,
+	      const struct workload_user *wu)
+{
+	struct launch_failure failure;
+	pid_t root = launch_traced(o->argv, wu, &failure);
+
+	if (root < 0) {
+		perror_msg("cannot start %s under ptrace", o->argv[0]);
+		return MS_EXIT_FAILURE;
+	}
+	if (failure.step != LAUNCH_OK) {
+		waitpid(root, NULL, __WALL);
+		errno = failure.err;
+		if (failure.step == LAUNCH_CREDENTIALS) {
+			perror_msg("cannot take uid %u and gid %u for the workload",
+				   (unsigned)wu->uid, (unsigned)wu->gid);
+			return MS_EXIT_FAILURE;
+		}
+		perror_msg("cannot run '%s'", o->argv[0]);
+		return failure.err == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC;
+	}
+	tracer_add_root(&s->tracer, root);
+	track(s, root);
+	return 0;
+}
+
+/* memsup -p PID: returns 0, or memsup's exit status. */
+static int
+start_attached(struct session *s, const struct run_options *o)
+{
+	char comm[64], why[256], link[64], path[4096];
+	struct record r = { .type = REC_ATTACH, .pid = (uint32_t)o->attach_pid,
+			    .tid = (uint32_t)o->attach_pid, .exec.path = path };
+	ssize_t len;
+
+	if (attach_process(o->attach_pid, &s->tracer, comm, sizeof(comm),
+			   why, sizeof(why))) {
+		error_msg("%s", why);
+		return MS_EXIT_FAILURE;
+	}
+	s->attached = true;
+	s->detach_at_ns = o->duration_ns ? consumer_now(&s->consumer) + o->duration_ns
+					 : UINT64_MAX;
+	track(s, o->attach_pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", o->attach_pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	path[len < 0 ? 0 : len] = '\0';
+	s->observed_ns = consumer_now(&s->consumer);
+	emit_process_record(s, &r);
+	attach_probes(s, o->attach_pid, traced(s, o->attach_pid));
+	return 0;
 }
 
 static char *
@@ -462,14 +552,19 @@ int
 run_capture(const struct run_options *o)
 {
 	struct session s = { 0 };
-	char *output = o->output ? xstrdup(o->output) : default_output(o->argv[0]);
+	char pid_arg[16];
+	char *attach_argv[] = { "-p", pid_arg, NULL };
+	char *const *argv = o->attach_pid ? attach_argv : o->argv;
+	int argc = o->attach_pid ? 2 : o->argc;
+	char *output;
 	struct workload_user wu = { .change = false };
-	struct launch_failure failure;
 	const char *what;
 	sigset_t mask;
 	int err, sfd = -1, ret = MS_EXIT_FAILURE;
-	pid_t root;
 
+	snprintf(pid_arg, sizeof(pid_arg), "%d", o->attach_pid);
+	output = o->output ? xstrdup(o->output)
+			   : default_output(o->attach_pid ? pid_arg : o->argv[0]);
 	heap_init(&s.heap);
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
 	u64map_init(&s.processes);
@@ -489,7 +584,7 @@ run_capture(const struct run_options *o)
 		explain_bpf_failure(what, err);
 		goto out;
 	}
-	s.capture = capture_create(output, o->argc, o->argv);
+	s.capture = capture_create(output, argc, argv);
 	if (!s.capture) {
 		perror_msg("cannot create capture %s", output);
 		goto out;
@@ -514,29 +609,16 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 
-	root = launch_traced(o->argv, &wu, &failure);
-	if (root < 0) {
-		perror_msg("cannot start %s under ptrace", o->argv[0]);
+	err = o->attach_pid ? start_attached(&s, o) : start_command(&s, o, &wu);
+	if (err) {
+		ret = err;
 		goto out;
 	}
-	if (failure.step != LAUNCH_OK) {
-		waitpid(root, NULL, __WALL);
-		errno = failure.err;
-		if (failure.step == LAUNCH_CREDENTIALS) {
-			perror_msg("cannot take uid %u and gid %u for the workload",
-				   (unsigned)wu.uid, (unsigned)wu.gid);
-			goto out;
-		}
-		perror_msg("cannot run '%s'", o->argv[0]);
-		ret = failure.err == ENOENT ? MS_EXIT_NOT_FOUND : MS_EXIT_CANNOT_EXEC;
-		goto out;
-	}
-	tracer_add_root(&s.tracer, root);
-	track(&s, root);
 
 	err = trace_until_done(&s, sfd);
 	if (err) {
-		/* PTRACE_O_EXITKILL takes the tree down with memsup. */
+		/* PTRACE_O_EXITKILL takes a launched tree down with memsup;
+		 * an attached one is let go. */
 		errno = -err;
 		perror_msg("tracing failed");
 		goto out;

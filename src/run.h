@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "consumer.h"
 
 struct run_options {
@@ -16,10 +17,15 @@ struct run_options {
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	struct consumer_config bpf;
 	int argc;
-	char **argv;		/* the workload */
+	char **argv;		/* the workload, or NULL with attach_pid */
+	pid_t attach_pid;	/* memsup -p */
+	uint64_t duration_ns;	/* with -p: detach after this; 0: at a signal */
 };
 
-/* Runs the workload to completion; returns memsup's exit status. */
+/*
+ * Runs the workload to completion, or traces the process attach_pid
+ * until it exits or memsup detaches; returns memsup's exit status.
+ */
 int run_capture(const struct run_options *o);
 
 #endif

@@ -86,11 +86,18 @@ drop(struct tracer *t, struct tracee *tr)
 void
 tracer_add_root(struct tracer *t, pid_t root)
 {
-	struct tracee *tr = add(t, root);
+	tracer_adopt(t, root, root);
+}
 
-	tr->pid = root;
+void
+tracer_adopt(struct tracer *t, pid_t tid, pid_t pid)
+{
+	struct tracee *tr = add(t, tid);
+
+	tr->pid = pid;
 	tr->first_stop_seen = true;	/* seized, not auto-attached */
-	t->root = root;
+	if (tid == pid && !t->root)
+		t->root = pid;
 }
 
 bool
@@ -359,6 +366,27 @@ tracer_release(struct tracer *t)
 		if (tr->state == TRACEE_STOPPED && tr->pid)
 			resume_now(tr);
 	}
+}
+
+void
+tracer_detach_all(struct tracer *t)
+{
+	struct u64map_slot *s;
+
+	u64map_foreach(&t->threads, s) {
+		struct tracee *tr = tracee_of(s);
+		/* A group-stopped thread stays stopped, as job control wants. */
+		int sig = tr->state == TRACEE_STOPPED &&
+			  tr->resume_request == PTRACE_CONT ? tr->resume_sig : 0;
+
+		if (tr->state != TRACEE_RUNNING &&
+		    ptrace(PTRACE_DETACH, tr->tid, 0L, (long)sig) && errno != ESRCH)
+			perror_msg("ptrace(DETACH) of %d", tr->tid);
+		free(tr);
+	}
+	/* Any other thread is detached by the kernel when memsup exits. */
+	u64map_clear(&t->threads);
+	t->holding = false;
 }
 
 void

@@ -33,14 +33,18 @@ struct tracer {
 };
 
 /* The options every tracee is seized with. */
-#define TRACER_PTRACE_OPTIONS \
+#define TRACER_FOLLOW_OPTIONS \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+	 PTRACE_O_TRACEEXEC)
+/* A workload memsup started dies with memsup; one it attached to lives on. */
+#define TRACER_PTRACE_OPTIONS (TRACER_FOLLOW_OPTIONS | PTRACE_O_EXITKILL)
 
 void tracer_init(struct tracer *t, const struct tracer_ops *ops, void *ctx);
 void tracer_free(struct tracer *t);
 /* Adopts root, already seized and about to exec. */
 void tracer_add_root(struct tracer *t, pid_t root);
+/* Adopts thread tid of process pid, seized while it runs (memsup -p). */
+void tracer_adopt(struct tracer *t, pid_t tid, pid_t pid);
 /* Handles one wait status of tid and resumes it when that is due. */
 void tracer_handle(struct tracer *t, pid_t tid, int status);
 /* tid is a thread of the tree, not yet reaped. */
@@ -59,6 +63,11 @@ void tracer_hold(struct tracer *t);
 bool tracer_held(const struct tracer *t);
 /* Resumes every held thread with the action its last stop calls for. */
 void tracer_release(struct tracer *t);
+/*
+ * Lets every thread go, the tree held (tracer_held): each keeps the
+ * signal its stop was delivering, a group-stopped one stays stopped.
+ */
+void tracer_detach_all(struct tracer *t);
 /* SIGKILL to every traced process: what a hold that cannot end comes to. */
 void tracer_kill_all(const struct tracer *t);
 

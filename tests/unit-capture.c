@@ -199,6 +199,8 @@ static const struct record sample[] = {
 	  .exec = { .path = long_path } },
 	{ .type = REC_EXEC, .time_ns = 14, .pid = 81, .tid = 81,
 	  .exec = { .path = "" } },
+	{ .type = REC_ATTACH, .time_ns = 14, .pid = 82, .tid = 82,
+	  .exec = { .path = "/usr/bin/attached to" } },
 	{ .type = REC_EXIT, .time_ns = 15, .pid = 81, .tid = 81,
 	  .exit = { .wait_status = 0x8b } },		/* SIGSEGV, core */
 	{ .type = REC_EXIT, .time_ns = 16, .pid = 80, .tid = 80,
@@ -225,6 +227,8 @@ type_name(enum record_type t)
 		return "EXEC";
 	case REC_EXIT:
 		return "EXIT";
+	case REC_ATTACH:
+		return "ATTACH";
 	}
 	return "?";
 }
@@ -261,6 +265,7 @@ record_same(const struct record *got, const struct record *want)
 		DIFF(fork.child, "%" PRIu32);
 		break;
 	case REC_EXEC:
+	case REC_ATTACH:
 		if (!got->exec.path || strcmp(got->exec.path, want->exec.path)) {
 			tap_diag("  exec.path: got \"%.60s\", expected \"%.60s\"",
 				 got->exec.path ? got->exec.path : "(null)",
@@ -816,7 +821,7 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(78);
+	tap_plan(79);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* memsup -p: taking a running process as the workload. */
+#ifndef MEMSUP_ATTACH_H
+#define MEMSUP_ATTACH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct tracer;
+
+/*
+ * Seizes every thread of process pid, threads it starts meanwhile
+ * included, and hands them to the tracer.  Returns 0, or -1 with why
+ * saying why not: no such process, a kernel thread, a process traced
+ * already (naming its tracer), or no permission.  comm gets its name.
+ */
+int attach_process(pid_t pid, struct tracer *t, char *comm, size_t comm_size,
+		   char *why, size_t why_size);
+
+#endif
