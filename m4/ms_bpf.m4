@@ -112,3 +112,22 @@ AC_DEFUN([MS_SANITIZERS], [
 		CFLAGS=$ms_save_CFLAGS])
 	AC_SUBST([SANITIZER_CFLAGS])
 ])
+
+# MS_LIBFUZZER: the fuzz targets need clang with libFuzzer (Debian:
+# libclang-rt-dev); without it they are not built and their test skips.
+AC_DEFUN([MS_LIBFUZZER], [
+	AC_REQUIRE([MS_PROG_BPF_CLANG])
+	AC_CACHE_CHECK([whether $BPF_CLANG has libFuzzer], [ms_cv_libfuzzer], [
+		cat > conftest.fuzz.c <<_MS_EOF
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }
+_MS_EOF
+		AS_IF([$BPF_CLANG -fsanitize=fuzzer,address conftest.fuzz.c -o conftest.fuzz >&AS_MESSAGE_LOG_FD 2>&1],
+			[ms_cv_libfuzzer=yes], [ms_cv_libfuzzer=no])
+		rm -f conftest.fuzz.c conftest.fuzz
+	])
+	FUZZ_CC=$BPF_CLANG
+	AC_SUBST([FUZZ_CC])
+	AM_CONDITIONAL([HAVE_LIBFUZZER], [test "$ms_cv_libfuzzer" = yes])
+])
