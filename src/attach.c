@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "attach.h"
+#include "procfs.h"
 #include "tracer.h"
 
 #include <dirent.h>
@@ -42,18 +43,9 @@ read_stat(pid_t pid, char *comm, size_t size, unsigned long *flags)
 static pid_t
 tracer_of(pid_t pid)
 {
-	char path[64], line[128];
 	pid_t tracer = 0;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-			break;
-	fclose(f);
+	proc_status_scan(pid, "TracerPid", "%d", &tracer);
 	return tracer;
 }
 

@@ -2,11 +2,11 @@
 #include "config.h"
 #include "credentials.h"
 #include "error.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,20 +105,12 @@ workload_user_free(struct workload_user *wu)
 bool
 exec_raised_privilege(pid_t pid, uid_t *euid, gid_t *egid)
 {
-	unsigned int ruid = 0, uid = 0, rgid = 0, gid = 0;
-	char path[64], line[256];
-	int found = 0;
-	FILE *f;
+	unsigned int ruid, uid, rgid, gid;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_status_scan(pid, "Uid", "%u %u", &ruid, &uid) != 2 ||
+	    proc_status_scan(pid, "Gid", "%u %u", &rgid, &gid) != 2)
 		return false;
-	while (found < 2 && fgets(line, sizeof(line), f))
-		found += sscanf(line, "Uid: %u %u", &ruid, &uid) == 2 ||
-			 sscanf(line, "Gid: %u %u", &rgid, &gid) == 2;
-	fclose(f);
 	*euid = uid;
 	*egid = gid;
-	return found == 2 && (ruid != uid || rgid != gid);
+	return ruid != uid || rgid != gid;
 }

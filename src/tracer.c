@@ -2,11 +2,11 @@
 #include "config.h"
 #include "tracer.h"
 #include "error.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -147,19 +147,8 @@ settle(struct tracer *t, struct tracee *tr, int request, int sig)
 static bool
 read_lineage(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
-	char path[64], line[128];
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (found < 2 && fgets(line, sizeof(line), f))
-		found += sscanf(line, "Tgid: %d", tgid) == 1 ||
-			 sscanf(line, "PPid: %d", ppid) == 1;
-	fclose(f);
-	return found == 2;
+	return proc_status_scan(tid, "Tgid", "%d", tgid) == 1 &&
+	       proc_status_scan(tid, "PPid", "%d", ppid) == 1;
 }
 
 static bool
