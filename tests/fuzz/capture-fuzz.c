@@ -4,7 +4,6 @@
  * the heap model, must end in a record count or a clear error, never in a
  * crash, a hang or a sanitizer report.
  */
-#define _GNU_SOURCE
 #include "capture.h"
 #include "heap.h"
 #include "record.h"
