@@ -84,15 +84,14 @@ seize_new_threads(pid_t pid, struct tracer *t)
 }
 
 int
-attach_process(pid_t pid, struct tracer *t, char *comm, size_t comm_size,
-	       char *why, size_t why_size)
+attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
 {
+	char comm[64], tracer_comm[64];
 	unsigned long flags;
-	char tracer_comm[64];
 	pid_t tracer;
 	int n;
 
-	if (pid <= 0 || !read_stat(pid, comm, comm_size, &flags)) {
+	if (pid <= 0 || !read_stat(pid, comm, sizeof(comm), &flags)) {
 		snprintf(why, why_size, "there is no process %d", pid);
 		return -1;
 	}

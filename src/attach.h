@@ -12,9 +12,8 @@ struct tracer;
  * Seizes every thread of process pid, threads it starts meanwhile
  * included, and hands them to the tracer.  Returns 0, or -1 with why
  * saying why not: no such process, a kernel thread, a process traced
- * already (naming its tracer), or no permission.  comm gets its name.
+ * already (naming its tracer), or no permission.
  */
-int attach_process(pid_t pid, struct tracer *t, char *comm, size_t comm_size,
-		   char *why, size_t why_size);
+int attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size);
 
 #endif

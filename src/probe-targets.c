@@ -2,6 +2,7 @@
 #include "config.h"
 #include "probe-targets.h"
 #include "error.h"
+#include "procfs.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -242,19 +243,16 @@ image_targets_find(pid_t pid, struct image_targets *out, const char **why)
 	static char exe[64], exe_path[4096];
 	struct probe_target *t;
 	const char *libc;
-	ssize_t len;
 	int err;
 
 	out->ntargets = 0;
 	out->exe = NULL;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	len = readlink(exe, exe_path, sizeof(exe_path) - 1);
-	if (len < 0) {
+	err = proc_exe_path(pid, exe_path, sizeof(exe_path));
+	if (err) {
 		*why = exe;
-		return -errno;
+		return err;
 	}
-	exe_path[len] = '\0';
-
 	*why = exe_path;
 	err = resolve_target(exe, exe_path, &t);
 	if (err)

@@ -2,9 +2,23 @@
 #include "config.h"
 #include "procfs.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+int
+proc_exe_path(pid_t pid, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	len = readlink(link, buf, size - 1);
+	buf[len < 0 ? 0 : len] = '\0';
+	return len < 0 ? -errno : 0;
+}
 
 int
 proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)

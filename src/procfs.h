@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading a line of /proc/PID/status. */
+/* Reading what /proc says of a process. */
 #ifndef MEMSUP_PROCFS_H
 #define MEMSUP_PROCFS_H
 
+#include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * The executable pid runs, as /proc/PID/exe names it, in buf (empty when
+ * the link cannot be read).  Returns 0 or a negative errno.
+ */
+int proc_exe_path(pid_t pid, char *buf, size_t size);
 
 /*
  * Scans what follows "KEY:" in /proc/PID/status with fmt, as sscanf does.

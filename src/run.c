@@ -18,6 +18,7 @@
 #include "privileges.h"
 #include "probe-attach.h"
 #include "probe-targets.h"
+#include "procfs.h"
 #include "record.h"
 #include "report-text.h"
 #include "tracer.h"
@@ -198,16 +199,11 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 {
 	struct session *s = ctx;
 	struct traced_process *tp = traced(s, pid);
-	char link[64], path[4096];
+	char path[4096];
 	struct record r = { .type = REC_EXEC, .pid = (uint32_t)pid,
 			    .tid = (uint32_t)pid, .exec.path = path };
-	ssize_t len;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len < 0)
-		len = 0;
-	path[len] = '\0';
+	proc_exe_path(pid, path, sizeof(path));
 
 	/*
 	 * Links belong to the task they were made for: when another thread
@@ -416,13 +412,11 @@ start_command(struct session *s, const struct run_options *o,
 static int
 start_attached(struct session *s, const struct run_options *o)
 {
-	char comm[64], why[256], link[64], path[4096];
+	char why[256], path[4096];
 	struct record r = { .type = REC_ATTACH, .pid = (uint32_t)o->attach_pid,
 			    .tid = (uint32_t)o->attach_pid, .exec.path = path };
-	ssize_t len;
 
-	if (attach_process(o->attach_pid, &s->tracer, comm, sizeof(comm),
-			   why, sizeof(why))) {
+	if (attach_process(o->attach_pid, &s->tracer, why, sizeof(why))) {
 		error_msg("%s", why);
 		return MS_EXIT_FAILURE;
 	}
@@ -430,9 +424,7 @@ start_attached(struct session *s, const struct run_options *o)
 	s->detach_at_ns = o->duration_ns ? consumer_now(&s->consumer) + o->duration_ns
 					 : UINT64_MAX;
 	track(s, o->attach_pid);
-	snprintf(link, sizeof(link), "/proc/%d/exe", o->attach_pid);
-	len = readlink(link, path, sizeof(path) - 1);
-	path[len < 0 ? 0 : len] = '\0';
+	proc_exe_path(o->attach_pid, path, sizeof(path));
 	s->observed_ns = consumer_now(&s->consumer);
 	emit_process_record(s, &r);
 	attach_probes(s, o->attach_pid, traced(s, o->attach_pid));
