@@ -50,19 +50,13 @@ process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
 	return p;
 }
 
-/* Records of a pid the model has not seen start a process of their own. */
+/*
+ * Records of a pid the model has not seen start a process of their own.
+ * When the first is a call, the process was never seen to start: it
+ * escaped tracing (see struct heap_process).
+ */
 static struct heap_process *
-process_of(struct heap_model *h, uint32_t pid)
-{
-	struct u64map_slot *s = u64map_find(&h->running, pid);
-
-	return s ? (struct heap_process *)(uintptr_t)s->value
-		 : process_new(h, pid, 0);
-}
-
-/* A process's first record: a call means it was never seen to start. */
-static struct heap_process *
-caller_of(struct heap_model *h, uint32_t pid)
+process_of(struct heap_model *h, uint32_t pid, bool first_is_call)
 {
 	struct u64map_slot *s = u64map_find(&h->running, pid);
 	struct heap_process *p;
@@ -70,7 +64,7 @@ caller_of(struct heap_model *h, uint32_t pid)
 	if (s)
 		return (struct heap_process *)(uintptr_t)s->value;
 	p = process_new(h, pid, 0);
-	p->untraced = true;
+	p->untraced = first_is_call;
 	return p;
 }
 
@@ -139,7 +133,7 @@ call_failed(struct heap_model *h, struct heap_process *p)
 static void
 apply_call(struct heap_model *h, const struct record *r)
 {
-	struct heap_process *p = caller_of(h, r->pid);
+	struct heap_process *p = process_of(h, r->pid, true);
 	uint64_t ptr = r->call.ptr, old = r->call.old_ptr;
 
 	switch (r->call.call) {
@@ -182,7 +176,7 @@ release_blocks(struct heap_model *h, struct heap_process *p)
 static void
 apply_fork(struct heap_model *h, const struct record *r)
 {
-	struct heap_process *parent = process_of(h, r->pid);
+	struct heap_process *parent = process_of(h, r->pid, false);
 	struct heap_process *child = process_new(h, r->fork.child, r->pid);
 	struct u64map_slot *s;
 
@@ -195,7 +189,7 @@ apply_fork(struct heap_model *h, const struct record *r)
 static void
 apply_exec(struct heap_model *h, const struct record *r)
 {
-	struct heap_process *p = process_of(h, r->pid);
+	struct heap_process *p = process_of(h, r->pid, false);
 
 	/* The old image's heap is gone with its address space. */
 	release_blocks(h, p);
@@ -207,7 +201,7 @@ apply_exec(struct heap_model *h, const struct record *r)
 static void
 apply_exit(struct heap_model *h, const struct record *r)
 {
-	struct heap_process *p = process_of(h, r->pid);
+	struct heap_process *p = process_of(h, r->pid, false);
 
 	p->stats.leaked_bytes = p->stats.live_bytes;
 	p->stats.leaked_blocks = p->stats.live_blocks;
