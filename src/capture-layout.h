@@ -28,7 +28,8 @@ enum {
 	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;
 					 * i32 exit status */
-	CAPTURE_END_LEN = 48,		/* + u64 pressure stops, u32 flags */
+	CAPTURE_END_LEN = 56,		/* + u64 pressure stops, u32 flags,
+					 * u64 unstoppable processes */
 };
 
 #endif

@@ -213,6 +213,7 @@ read_end(struct capture_reader *rd, size_t len)
 		memset(rd->payload + len, 0, CAPTURE_END_LEN - len);
 	rd->end.pressure_stops = get_le64(p + 36);
 	rd->end.flags = get_le32(p + 44);
+	rd->end.unstoppable_processes = get_le64(p + 48);
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,

@@ -170,6 +170,7 @@ capture_finish(struct capture_writer *w, struct capture_end *end)
 	put_le32(buf + 32, (uint32_t)end->exit_status);
 	put_le64(buf + 36, end->pressure_stops);
 	put_le32(buf + 44, end->flags);
+	put_le64(buf + 48, end->unstoppable_processes);
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
 	err = w->error;

@@ -18,6 +18,7 @@ enum {
 	DEFAULT_RING_BYTES = 16 << 20,
 	DEFAULT_MAX_THREADS = 16384,
 	DEFAULT_MAX_PROCESSES = 16384,
+	MAX_MAP_ENTRIES = 1 << 24,
 };
 
 static void
@@ -57,6 +58,14 @@ usage(FILE *out)
 	      "                     attach with one uprobe session link per file\n"
 	      "                     (Linux 6.10+), or one perf link per probe;\n"
 	      "                     auto picks session links where they work\n"
+	      "      --max-threads=N\n"
+	      "                     threads that can be inside an allocator call\n"
+	      "                     at once (default: 16384); a call past that is\n"
+	      "                     lost and counted\n"
+	      "      --max-processes=N\n"
+	      "                     with --pressure-timeout: processes that can be\n"
+	      "                     traced at once (default: 16384); one past that\n"
+	      "                     cannot be stopped and fails the capture\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"
@@ -88,6 +97,20 @@ parse_size(const char *arg)
 	if (*end || n > (UINT64_MAX >> shift))
 		return 0;
 	return (uint64_t)n << shift;
+}
+
+/* A BPF map size, from 1 to MAX_MAP_ENTRIES; 0 when malformed. */
+static size_t
+parse_map_size(const char *arg)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || n > MAX_MAP_ENTRIES)
+		return 0;
+	return n;
 }
 
 /* "500ms", "2s", "1m", "inf"; returns false when malformed. */
@@ -146,6 +169,8 @@ main(int argc, char **argv)
 		{ "uprobe-links", required_argument, NULL, 'l' },
 		{ "pressure-timeout", required_argument, NULL, 'P' },
 		{ "watermark", required_argument, NULL, 'w' },
+		{ "max-threads", required_argument, NULL, 'T' },
+		{ "max-processes", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -214,6 +239,22 @@ main(int argc, char **argv)
 				return MS_EXIT_FAILURE;
 			}
 			break;
+		case 'T':
+		case 'M': {
+			size_t n = parse_map_size(optarg);
+
+			if (!n) {
+				error_msg("--max-%s takes a number from 1 to %d, not '%s'",
+					  c == 'T' ? "threads" : "processes",
+					  MAX_MAP_ENTRIES, optarg);
+				return MS_EXIT_FAILURE;
+			}
+			if (c == 'T')
+				o.bpf.max_threads = n;
+			else
+				o.bpf.max_processes = n;
+			break;
+		}
 		case 'l':
 			if (!strcmp(optarg, "auto")) {
 				o.bpf.links = PROBE_LINKS_AUTO;

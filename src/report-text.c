@@ -114,6 +114,9 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (end->untraced_processes)
 		fprintf(out, "  untraced processes: %" PRIu64 "\n",
 			end->untraced_processes);
+	if (end->unstoppable_processes)
+		fprintf(out, "  unstoppable processes: %" PRIu64 "\n",
+			end->unstoppable_processes);
 }
 
 void

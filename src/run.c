@@ -48,6 +48,9 @@ struct session {
 	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
 	uint64_t untraced;		/* processes whose probes failed */
+	uint64_t unstoppable;		/* processes the tracked set had no room for */
+	size_t max_processes;		/* the tracked set's size */
+	size_t max_threads;		/* the per-thread map's size */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	int capture_error;
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
@@ -118,16 +121,28 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 	}
 }
 
-/* Only tracked processes may raise the pressure latch. */
+/*
+ * Only tracked processes may raise the pressure latch.  One that cannot
+ * be tracked voids the promise that pressure loses nothing, so it fails
+ * the capture like a lost record.
+ */
 static void
 track(struct session *s, pid_t pid)
 {
-	int err = consumer_track(&s->consumer, pid);
+	int err;
 
-	if (err)
-		warning_msg("process %d cannot ask for pressure stops (%s): "
-			    "records it makes past the watermark may be lost, "
-			    "and would be counted", pid, strerror(-err));
+	if (!s->pressure.timeout_ns)
+		return;
+	err = consumer_track(&s->consumer, pid);
+	if (!err)
+		return;
+	s->unstoppable++;
+	if (err == -E2BIG)
+		error_msg("process %d cannot ask for pressure stops: the tracked "
+			  "set is full (--max-processes=%zu)", pid, s->max_processes);
+	else
+		error_msg("process %d cannot ask for pressure stops: %s", pid,
+			  strerror(-err));
 }
 
 static void
@@ -501,6 +516,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.lost_records = consumer_lost_records(&s->consumer),
 		.lost_calls = consumer_lost_calls(&s->consumer),
 		.untraced_processes = s->untraced,
+		.unstoppable_processes = s->unstoppable,
 		.pressure_stops = s->pressure.stops,
 		.flags = s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0,
 		.exit_status = s->tracer.root_status,
@@ -528,12 +544,19 @@ finish(struct session *s, const char *output, bool quiet)
 			  "could not be stopped to drain the ring in time");
 		return MS_EXIT_INCOMPLETE;
 	}
-	if (end.lost_records || end.lost_calls || end.untraced_processes) {
+	if (end.lost_calls)
+		error_msg("%llu allocator calls found no room in the per-thread "
+			  "map: raise --max-threads (now %zu)",
+			  (unsigned long long)end.lost_calls, s->max_threads);
+	if (end.lost_records || end.lost_calls || end.untraced_processes ||
+	    end.unstoppable_processes) {
 		error_msg("capture incomplete: %llu records lost, %llu calls lost, "
-			  "%llu processes untraced (workload %s)",
+			  "%llu processes untraced, %llu processes unstoppable "
+			  "(workload %s)",
 			  (unsigned long long)end.lost_records,
 			  (unsigned long long)end.lost_calls,
 			  (unsigned long long)end.untraced_processes,
+			  (unsigned long long)end.unstoppable_processes,
 			  describe_wait_status(end.exit_status, status, sizeof(status)));
 		return MS_EXIT_INCOMPLETE;
 	}
@@ -559,6 +582,8 @@ run_capture(const struct run_options *o)
 			   : default_output(o->attach_pid ? pid_arg : o->argv[0]);
 	heap_init(&s.heap);
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
+	s.max_processes = o->bpf.max_processes;
+	s.max_threads = o->bpf.max_threads;
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 

@@ -311,6 +311,7 @@ test_round_trip(void)
 		.exit_status = 0x0200,
 		.pressure_stops = 0x0123456789abcdefULL,
 		.flags = CAPTURE_END_PRESSURE_TIMEOUT,
+		.unstoppable_processes = 0xfedcba9876543210ULL,
 	};
 	static const struct capture_end no_totals;
 	const struct capture_end *totals;
@@ -383,6 +384,8 @@ test_round_trip(void)
 	tap_eq_u64(totals->pressure_stops, 0x0123456789abcdefULL,
 		   "totals: pressure stops");
 	tap_eq_u64(totals->flags, CAPTURE_END_PRESSURE_TIMEOUT, "totals: flags");
+	tap_eq_u64(totals->unstoppable_processes, 0xfedcba9876543210ULL,
+		   "totals: unstoppable processes");
 	tap_eq_i64(capture_next(rd, &r), 0, "capture_next keeps returning 0");
 	capture_close(rd);
 	capture_close(NULL);
@@ -650,6 +653,7 @@ sample_content(size_t *len)
 		.lost_records = 1,
 		.pressure_stops = 5,
 		.flags = CAPTURE_END_PRESSURE_TIMEOUT,
+		.unstoppable_processes = 4,
 	};
 	unsigned char *buf;
 
@@ -802,8 +806,32 @@ test_damaged_content(void)
 		tap_ok(rd && capture_totals(rd) &&
 		       capture_totals(rd)->pressure_stops == 0 &&
 		       capture_totals(rd)->flags == 0 &&
+		       capture_totals(rd)->unstoppable_processes == 0 &&
 		       capture_totals(rd)->lost_records == 1,
-		       "a 36-byte END reads, with no pressure stops and no flags (%s)",
+		       "a 36-byte END reads, with no pressure stops, flags or "
+		       "unstoppable processes (%s)",
+		       rd ? capture_error(rd) : "not opened");
+		capture_close(rd);
+	}
+
+	/* An END of the 48-byte layout: no unstoppable processes field. */
+	{
+		struct capture_reader *rd;
+		struct record r;
+		size_t len48 = end_at + CAPTURE_RECORD_HEAD + 48;
+
+		memcpy(patched, buf, len48);
+		put_le16(patched + end_at + 2, 48);
+		gzip_file(path, patched, len48);
+		rd = capture_open(path);
+		while (rd && capture_next(rd, &r) == 1)
+			;
+		tap_ok(rd && capture_totals(rd) &&
+		       capture_totals(rd)->pressure_stops == 5 &&
+		       capture_totals(rd)->flags == CAPTURE_END_PRESSURE_TIMEOUT &&
+		       capture_totals(rd)->unstoppable_processes == 0,
+		       "a 48-byte END reads, with pressure stops and flags and no "
+		       "unstoppable processes (%s)",
 		       rd ? capture_error(rd) : "not opened");
 		capture_close(rd);
 	}
@@ -821,7 +849,7 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(79);
+	tap_plan(81);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();
