@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The user's groups, as login would set them. */
@@ -84,12 +87,17 @@ workload_user_resolve(struct workload_user *wu, const char *user,
 int
 workload_user_apply(const struct workload_user *wu)
 {
-	if (!wu->change)
-		return 0;
 	/* Groups first, then the gid, then the uid, which ends the right
 	 * to change the others. */
-	if (setgroups((size_t)wu->ngroups, wu->groups) || setgid(wu->gid) ||
-	    setuid(wu->uid))
+	if (wu->change && (setgroups((size_t)wu->ngroups, wu->groups) ||
+			   setgid(wu->gid) || setuid(wu->uid)))
+		return errno;
+	/*
+	 * The kernel honours a set-user-ID program under a tracer holding
+	 * CAP_SYS_PTRACE.  The workload must not gain privilege through
+	 * memsup's, so a workload that is not root gets none from exec.
+	 */
+	if (getuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L))
 		return errno;
 	return 0;
 }
@@ -102,15 +110,26 @@ workload_user_free(struct workload_user *wu)
 	wu->ngroups = 0;
 }
 
-bool
-exec_raised_privilege(pid_t pid, uid_t *euid, gid_t *egid)
+enum setid_exec
+exec_setid(pid_t pid, uid_t *euid, gid_t *egid)
 {
 	unsigned int ruid, uid, rgid, gid;
+	bool setuid_bit, setgid_bit;
+	char exe[64];
+	struct stat st;
 
-	if (proc_status_scan(pid, "Uid", "%u %u", &ruid, &uid) != 2 ||
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (stat(exe, &st) ||
+	    proc_status_scan(pid, "Uid", "%u %u", &ruid, &uid) != 2 ||
 	    proc_status_scan(pid, "Gid", "%u %u", &rgid, &gid) != 2)
-		return false;
+		return SETID_NONE;
 	*euid = uid;
 	*egid = gid;
-	return ruid != uid || rgid != gid;
+	if (ruid != uid || rgid != gid)
+		return SETID_HONOURED;
+	/* Set-group-ID without group execute marks mandatory locking. */
+	setuid_bit = (st.st_mode & S_ISUID) && st.st_uid != uid;
+	setgid_bit = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) &&
+		     st.st_gid != gid;
+	return setuid_bit || setgid_bit ? SETID_IGNORED : SETID_NONE;
 }

@@ -24,14 +24,21 @@ struct workload_user {
  */
 int workload_user_resolve(struct workload_user *wu, const char *user,
 			  bool keep_root, const char **why);
-/* In the forked child, before exec: async-signal-safe.  Returns 0 or errno. */
+/*
+ * In the forked child, before exec: async-signal-safe.  A workload that
+ * is not root also gets no_new_privs.  Returns 0 or errno.
+ */
 int workload_user_apply(const struct workload_user *wu);
 void workload_user_free(struct workload_user *wu);
 
-/*
- * After an exec: whether pid's effective uid or gid differs from its real
- * one (a set-user-ID or set-group-ID program), with the effective ids.
- */
-bool exec_raised_privilege(pid_t pid, uid_t *euid, gid_t *egid);
+/* What an exec did with a set-user-ID or set-group-ID bit. */
+enum setid_exec {
+	SETID_NONE,		/* no bit, or one that changes nothing */
+	SETID_HONOURED,		/* the effective ids differ from the real ones */
+	SETID_IGNORED,		/* no_new_privs (or a nosuid mount) withheld it */
+};
+
+/* After an exec of pid, with its effective ids. */
+enum setid_exec exec_setid(pid_t pid, uid_t *euid, gid_t *egid);
 
 #endif

@@ -192,21 +192,32 @@ on_thread_started(void *ctx, pid_t tid)
 }
 
 /*
- * A tracer with CAP_SYS_PTRACE does not stop the kernel from honouring a
- * set-user-ID or set-group-ID program: the user should know that memsup
- * is tracing a privileged process.
+ * The user should know when a traced program runs with more privilege
+ * than its user (memsup -p, --keep-root), and when it runs with less than
+ * it would outside memsup.
  */
 static void
-warn_if_privileged(pid_t pid, const char *path)
+warn_if_setid(pid_t pid, const char *path)
 {
 	uid_t euid;
 	gid_t egid;
 
-	if (exec_raised_privilege(pid, &euid, &egid))
+	switch (exec_setid(pid, &euid, &egid)) {
+	case SETID_HONOURED:
 		warning_msg("process %d runs %s set-user-ID or set-group-ID (euid "
 			    "%u, egid %u): memsup holds CAP_SYS_PTRACE, so it "
 			    "keeps that privilege while traced", pid, path,
 			    (unsigned)euid, (unsigned)egid);
+		break;
+	case SETID_IGNORED:
+		warning_msg("process %d runs %s without its set-user-ID or "
+			    "set-group-ID privilege (euid %u, egid %u): a workload "
+			    "gains no privilege under memsup", pid, path,
+			    (unsigned)euid, (unsigned)egid);
+		break;
+	case SETID_NONE:
+		break;
+	}
 }
 
 static void
@@ -231,7 +242,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	emit_process_record(s, &r);
 	tp->targets.ntargets = 0;
 	attach_probes(s, pid, tp);
-	warn_if_privileged(pid, path);
+	warn_if_setid(pid, path);
 }
 
 static void
