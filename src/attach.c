@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
@@ -83,15 +84,34 @@ seize_new_threads(pid_t pid, struct tracer *t)
 	return seized;
 }
 
-int
-attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
+/* A pidfd names one process for good, where its pid can be reused. */
+static int
+process_handle(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static bool
+still_alive(int pidfd)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+}
+
+/*
+ * Checks that pid may be traced, then seizes it and its threads.  The
+ * process checked must be the one seized: pidfd holds it while memsup
+ * looks at it through /proc, and if it is still alive once seized, its
+ * pid was never free for another process to take meanwhile.
+ */
+static int
+check_and_seize(pid_t pid, int pidfd, struct tracer *t, char *why, size_t why_size)
 {
 	char comm[64], tracer_comm[64];
 	unsigned long flags;
 	pid_t tracer;
 	int n;
 
-	if (pid <= 0 || !read_stat(pid, comm, sizeof(comm), &flags)) {
+	if (!read_stat(pid, comm, sizeof(comm), &flags)) {
 		snprintf(why, why_size, "there is no process %d", pid);
 		return -1;
 	}
@@ -116,6 +136,12 @@ attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
 		return -1;
 	}
 	tracer_adopt(t, pid, pid);
+	if (!still_alive(pidfd)) {
+		/* What was seized, if anything, is let go when memsup exits. */
+		snprintf(why, why_size, "process %d (%s) exited while memsup "
+			 "attached to it", pid, comm);
+		return -1;
+	}
 	while ((n = seize_new_threads(pid, t)) > 0)
 		;
 	if (n < 0) {
@@ -124,4 +150,31 @@ attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
 		return -1;
 	}
 	return 0;
+}
+
+int
+attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
+{
+	pid_t tgid = 0;
+	int pidfd, ret;
+
+	pidfd = pid > 0 ? process_handle(pid) : -1;
+	if (pidfd < 0) {
+		int err = errno;
+
+		/* A thread's tid is refused with ENOENT (EINVAL before 6.9). */
+		if (pid > 0 && (err == ENOENT || err == EINVAL) &&
+		    proc_status_scan(pid, "Tgid", "%d", &tgid) == 1 && tgid != pid)
+			snprintf(why, why_size, "%d is a thread of process %d: "
+				 "give the process ID", pid, tgid);
+		else if (pid <= 0 || err == ESRCH || err == ENOENT || err == EINVAL)
+			snprintf(why, why_size, "there is no process %d", pid);
+		else
+			snprintf(why, why_size, "cannot open process %d: %s", pid,
+				 strerror(err));
+		return -1;
+	}
+	ret = check_and_seize(pid, pidfd, t, why, why_size);
+	close(pidfd);
+	return ret;
 }

@@ -11,8 +11,9 @@ struct tracer;
 /*
  * Seizes every thread of process pid, threads it starts meanwhile
  * included, and hands them to the tracer.  Returns 0, or -1 with why
- * saying why not: no such process, a kernel thread, a process traced
- * already (naming its tracer), or no permission.
+ * saying why not: no such process, a thread's ID, a kernel thread, a
+ * process traced already (naming its tracer), a process that exited
+ * meanwhile, or no permission.
  */
 int attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size);
 
