@@ -63,7 +63,8 @@ scan_symbols(Elf *elf, struct elf_scan *scan)
 		    (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) ||
 		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
 			continue;
-		nsyms = shdr.sh_size / shdr.sh_entsize;
+		/* The data read, not the header's claim, bounds the loop. */
+		nsyms = data->d_size / shdr.sh_entsize;
 		for (i = 0; i < nsyms; i++) {
 			GElf_Sym sym;
 			const char *name;
@@ -105,17 +106,14 @@ scan_segments(Elf *elf, struct elf_scan *scan)
 }
 
 static int
-scan_elf(const char *path, struct elf_scan *scan)
+scan_elf(int fd, struct elf_scan *scan)
 {
 	Elf *elf;
-	int fd, err;
+	int err;
 
 	memset(scan, 0, sizeof(*scan));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ELIBBAD;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
 		err = -ENOEXEC;
@@ -126,29 +124,32 @@ scan_elf(const char *path, struct elf_scan *scan)
 		scan_symbols(elf, scan);
 out:
 	elf_end(elf);
-	close(fd);
 	return err;
 }
 
-/* uprobes take a file offset, symbols give a virtual address. */
+/*
+ * uprobes take a file offset, symbols give a virtual address.  A hostile
+ * file can map an address past its own end; such an offset is no probe.
+ */
 static bool
-file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t *offset)
+file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t file_size,
+	    uint64_t *offset)
 {
 	size_t i;
 
 	for (i = 0; i < scan->nloads; i++) {
 		const GElf_Phdr *p = &scan->loads[i];
 
-		if (vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz) {
+		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
 			*offset = vaddr - p->p_vaddr + p->p_offset;
-			return true;
+			return *offset >= p->p_offset && *offset < file_size;
 		}
 	}
 	return false;
 }
 
 static void
-fill_target(struct probe_target *t, const struct elf_scan *scan)
+fill_target(struct probe_target *t, const struct elf_scan *scan, uint64_t file_size)
 {
 	size_t f, g;
 
@@ -156,7 +157,8 @@ fill_target(struct probe_target *t, const struct elf_scan *scan)
 		uint64_t offset;
 		bool alias = false;
 
-		if (!scan->vaddr[f] || !file_offset(scan, scan->vaddr[f], &offset))
+		if (!scan->vaddr[f] ||
+		    !file_offset(scan, scan->vaddr[f], file_size, &offset))
 			continue;
 		for (g = 0; g < f; g++)
 			alias |= scan->vaddr[g] == scan->vaddr[f];
@@ -166,6 +168,27 @@ fill_target(struct probe_target *t, const struct elf_scan *scan)
 		t->calls[t->ncalls].offset = offset;
 		t->ncalls++;
 	}
+}
+
+int
+probe_target_read(int fd, struct probe_target *t)
+{
+	struct elf_scan scan;
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st))
+		return -errno;
+	err = scan_elf(fd, &scan);
+	if (!err) {
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		t->dynamic = scan.dynamic;
+		t->ncalls = 0;
+		fill_target(t, &scan, (uint64_t)st.st_size);
+	}
+	free(scan.loads);
+	return err;
 }
 
 static struct probe_target *
@@ -188,10 +211,9 @@ static int
 resolve_target(const char *scan_path, const char *display_path,
 	       struct probe_target **out)
 {
-	struct elf_scan scan;
 	struct probe_target *t;
 	struct stat st;
-	int err;
+	int fd, err;
 
 	if (stat(scan_path, &st))
 		return -errno;
@@ -200,20 +222,21 @@ resolve_target(const char *scan_path, const char *display_path,
 		*out = t;
 		return 0;
 	}
-	err = scan_elf(scan_path, &scan);
-	if (!err) {
-		t = xcalloc(1, sizeof(*t));
-		t->path = xstrdup(display_path);
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-		t->dynamic = scan.dynamic;
-		fill_target(t, &scan);
-		cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
-		cache[ncache++] = t;
-		*out = t;
+	fd = open(scan_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	t = xcalloc(1, sizeof(*t));
+	err = probe_target_read(fd, t);
+	close(fd);
+	if (err) {
+		free(t);
+		return err;
 	}
-	free(scan.loads);
-	return err;
+	t->path = xstrdup(display_path);
+	cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
+	cache[ncache++] = t;
+	*out = t;
+	return 0;
 }
 
 /* The C library memsup itself runs with: the one a dynamic workload maps. */

@@ -33,6 +33,14 @@ struct image_targets {
 };
 
 /*
+ * Reads the allocator functions of the ELF file open as fd into t, all but
+ * its path.  Returns 0, or a negative errno (-ENOEXEC: not a 64-bit ELF
+ * file).  Offsets are checked against the file's size: a hostile file
+ * yields fewer probes, never bad ones.
+ */
+int probe_target_read(int fd, struct probe_target *t);
+
+/*
  * Works out what to probe for the image pid runs (read through
  * /proc/pid/exe): the executable itself when it defines allocator
  * functions (static binaries), and the C library when it is dynamically
