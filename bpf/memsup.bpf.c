@@ -5,11 +5,14 @@
  *
  * An allocation is known only when its call returns, so the entry probe
  * saves the arguments and the return probe sends the record.  Allocators
- * call each other (realloc(NULL, n) calls malloc, reallocarray calls
- * realloc), and every level traps; only the outermost call of a thread is
- * recorded.  A call is nested when the thread already has a pending call
- * whose stack pointer is at or above this one's (stacks grow down; a
- * tail call reuses its caller's frame).
+ * call each other (operator new calls malloc, realloc(NULL, n) calls
+ * malloc, operator delete calls free, mimalloc's aligned_alloc calls
+ * mi_malloc_aligned), and every level traps; only the outermost call of a
+ * thread is recorded.  A call is nested when the thread already has a
+ * pending call whose stack pointer is at or above this one's (stacks grow
+ * down; a tail call reuses its caller's frame).  Frees are sent from the
+ * entry, but pend like the others until they return, so that the free
+ * inside an operator delete is known to be nested.
  */
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -19,10 +22,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct pending_call {
 	__u64 sp;		/* stack pointer at entry */
-	__u64 arg;		/* realloc's block, posix_memalign's out pointer */
+	__u64 ptr;		/* the pointer argument (MS_SHAPE_PTR) */
 	__u64 size;
 	__u32 call;
-	__u32 reserved;
+	__u32 flags;		/* MS_SHAPE_* */
 };
 
 /* Sized by the supervisor before load. */
@@ -92,58 +95,60 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 	check_pressure(pid_tgid >> 32);
 }
 
+/* The integer arguments, read at fixed offsets: the verifier allows no other. */
+struct arguments {
+	__u64 arg[5];		/* arg[0] is 0, for "none" */
+};
+
+static __always_inline void
+read_arguments(struct pt_regs *ctx, struct arguments *a)
+{
+	a->arg[0] = 0;
+	a->arg[1] = PT_REGS_PARM1(ctx);
+	a->arg[2] = PT_REGS_PARM2(ctx);
+	a->arg[3] = PT_REGS_PARM3(ctx);
+	a->arg[4] = PT_REGS_PARM4(ctx);
+}
+
+static __always_inline __u64
+argument(const struct arguments *a, __u32 n)
+{
+	return n < 5 ? a->arg[n] : 0;
+}
+
 /*
- * Entry of an allocator call.  Returns 0 when the return must be seen
- * (an outermost allocation), 1 when it need not (free, nested calls):
- * session programs skip the return probe on 1.
+ * Entry of an allocator call, whose cookie is its MS_SHAPE.  Returns 0
+ * when the return must be seen (an outermost call), 1 when it need not
+ * (nested calls, free(NULL)): session programs skip the return probe on 1.
  */
 static __always_inline int
-call_entered(struct pt_regs *ctx, __u32 call)
+call_entered(struct pt_regs *ctx, __u64 shape)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
+	__u32 count_arg = MS_SHAPE_COUNT(shape);
+	struct arguments args;
 	struct pending_call pc = {
 		.sp = PT_REGS_SP(ctx),
-		.call = call,
+		.call = MS_SHAPE_CALL(shape),
+		.flags = MS_SHAPE_FLAGS(shape),
 	};
 
 	if (nested_call(tid, pc.sp))
 		return 1;
-
-	switch (call) {
-	case MS_CALL_FREE:
-		if (PT_REGS_PARM1(ctx))
-			send_event(pid_tgid, call, PT_REGS_PARM1(ctx), 0, 0);
-		return 1;
-	case MS_CALL_MALLOC:
-	case MS_CALL_VALLOC:
-	case MS_CALL_PVALLOC:
-		pc.size = PT_REGS_PARM1(ctx);
-		break;
-	case MS_CALL_CALLOC:
-		pc.size = mul_saturated(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
-		break;
-	case MS_CALL_REALLOC:
-		pc.arg = PT_REGS_PARM1(ctx);
-		pc.size = PT_REGS_PARM2(ctx);
-		break;
-	case MS_CALL_REALLOCARRAY:
-		pc.arg = PT_REGS_PARM1(ctx);
-		pc.size = mul_saturated(PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx));
-		break;
-	case MS_CALL_ALIGNED_ALLOC:
-	case MS_CALL_MEMALIGN:
-		pc.size = PT_REGS_PARM2(ctx);
-		break;
-	case MS_CALL_POSIX_MEMALIGN:
-		pc.arg = PT_REGS_PARM1(ctx);
-		pc.size = PT_REGS_PARM3(ctx);
-		break;
-	default:
-		return 1;
+	read_arguments(ctx, &args);
+	pc.ptr = argument(&args, MS_SHAPE_PTR(shape));
+	pc.size = argument(&args, MS_SHAPE_SIZE(shape));
+	if (count_arg)
+		pc.size = mul_saturated(argument(&args, count_arg), pc.size);
+	if (pc.call == MS_CALL_FREE) {
+		if (!pc.ptr)
+			return 1;
+		/* Before the block can be handed out again. */
+		send_event(pid_tgid, pc.call, pc.ptr, 0, 0);
 	}
-
 	if (bpf_map_update_elem(&pending, &tid, &pc, BPF_ANY)) {
+		/* Counted: a free nested in this one would be sent too. */
 		__sync_fetch_and_add(&lost_calls, 1);
 		return 1;
 	}
@@ -156,26 +161,30 @@ call_returned(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct pending_call *pc = bpf_map_lookup_elem(&pending, &tid);
-	__u64 ptr = PT_REGS_RC(ctx);
-	__u64 old_ptr = 0;
+	__u64 ret = PT_REGS_RC(ctx);
+	__u64 ptr = ret, size, old_ptr = 0;
 
 	/* After `ret` the stack pointer is one slot above the entry's. */
 	if (!pc || PT_REGS_SP(ctx) != pc->sp + 8)
 		return 0;
-
-	switch (pc->call) {
-	case MS_CALL_REALLOC:
-	case MS_CALL_REALLOCARRAY:
-		old_ptr = pc->arg;
-		break;
-	case MS_CALL_POSIX_MEMALIGN:
-		/* Returns 0 on success, the block goes through argument 1. */
-		if ((int)ptr != 0 ||
-		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)pc->arg))
-			ptr = 0;
-		break;
+	size = pc->size;
+	if (pc->call == MS_CALL_FREE) {
+		bpf_map_delete_elem(&pending, &tid);
+		return 0;
 	}
-	send_event(pid_tgid, pc->call, ptr, pc->size, old_ptr);
+	if (pc->flags & MS_SHAPE_OUT_PTR) {
+		/* Returns 0 on success, the block goes through the pointer. */
+		if ((int)ret != 0 ||
+		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)pc->ptr))
+			ptr = 0;
+	} else if (pc->flags & MS_SHAPE_SIZE_RETURNED) {
+		ptr = pc->ptr;
+		old_ptr = pc->ptr;
+		size = ret;
+	} else if (pc->call == MS_CALL_REALLOC || pc->call == MS_CALL_REALLOCARRAY) {
+		old_ptr = pc->ptr;
+	}
+	send_event(pid_tgid, pc->call, ptr, size, old_ptr);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

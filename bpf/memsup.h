@@ -15,9 +15,10 @@
 #endif
 
 /*
- * The allocator entry points.  The value is also the BPF cookie of the
- * probe, so one entry program serves every call.  Never reorder: the
- * numbers are written to capture files.
+ * The kinds of allocator call a record describes.  Every probed function
+ * is recorded as one of them (operator new as Malloc, mi_zalloc as
+ * Calloc, dallocx as Free...).  Never reorder: the numbers are written to
+ * capture files.
  */
 enum ms_call {
 	MS_CALL_MALLOC = 1,
@@ -34,14 +35,40 @@ enum ms_call {
 };
 
 /*
+ * A probe's BPF cookie: the kind of call it records and where the probed
+ * function takes its arguments, so that one program serves every
+ * allocator's signature.  Argument numbers count from 1 (the first
+ * integer argument register); 0 means none.
+ *
+ *   bits 0-7    enum ms_call
+ *   bits 8-11   the size argument
+ *   bits 12-15  the count argument: the size is count * size
+ *   bits 16-19  the pointer argument: the block freed or resized, or
+ *               where posix_memalign stores its result
+ *   bits 20-23  MS_SHAPE_* flags
+ */
+#define MS_SHAPE_OUT_PTR	0x1	/* returns 0 and the block through ptr */
+#define MS_SHAPE_SIZE_RETURNED	0x2	/* resizes ptr in place, returns its size */
+
+#define MS_SHAPE(call, size_arg, count_arg, ptr_arg, flags) \
+	((__u64)(call) | (__u64)(size_arg) << 8 | (__u64)(count_arg) << 12 | \
+	 (__u64)(ptr_arg) << 16 | (__u64)(flags) << 20)
+#define MS_SHAPE_CALL(shape)	((__u32)((shape) & 0xff))
+#define MS_SHAPE_SIZE(shape)	((__u32)((shape) >> 8 & 0xf))
+#define MS_SHAPE_COUNT(shape)	((__u32)((shape) >> 12 & 0xf))
+#define MS_SHAPE_PTR(shape)	((__u32)((shape) >> 16 & 0xf))
+#define MS_SHAPE_FLAGS(shape)	((__u32)((shape) >> 20 & 0xf))
+
+/*
  * One completed allocator call.  Allocations are sent from the return
  * probe, when the result is known; frees from the entry probe, before the
  * address can be handed out again.
  *
  * ptr:     the block returned (0 when the call failed) or freed
- * size:    the bytes requested (nmemb * size for calloc/reallocarray,
- *          saturated at ~0 on overflow)
- * old_ptr: the block passed to realloc/reallocarray
+ * size:    the bytes requested (count * size for calloc-like calls,
+ *          saturated at ~0 on overflow; for a resize in place, the size
+ *          the allocator returned)
+ * old_ptr: the block passed to a realloc-like call
  */
 struct ms_event {
 	__u64 time_ns;		/* CLOCK_MONOTONIC */

@@ -48,14 +48,15 @@ attach_session(struct target_links *tl, const struct memsup_bpf *skel,
 	       pid_t pid, const char *path)
 {
 	const struct probe_target *t = tl->target;
-	uint64_t offsets[MS_CALL_MAX], cookies[MS_CALL_MAX];
+	uint64_t *offsets = xcalloc(t->ncalls, sizeof(*offsets));
+	uint64_t *cookies = xcalloc(t->ncalls, sizeof(*cookies));
 	struct uprobe_session_attr attr;
 	size_t i;
 	int fd;
 
 	for (i = 0; i < t->ncalls; i++) {
 		offsets[i] = t->calls[i].offset;
-		cookies[i] = t->calls[i].call;
+		cookies[i] = t->calls[i].shape;
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
@@ -67,16 +68,20 @@ attach_session(struct target_links *tl, const struct memsup_bpf *skel,
 	attr.pid = (uint32_t)pid;
 	fd = (int)syscall(__NR_bpf, MS_BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
-		return -errno;
+		fd = -errno;
+	free(offsets);
+	free(cookies);
+	if (fd < 0)
+		return fd;
 	tl->fd = fd;
 	return 0;
 }
 
 static int
 attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
-	    const char *path, uint64_t offset, uint32_t call, bool retprobe)
+	    const char *path, uint64_t offset, uint64_t shape, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = call, .retprobe = retprobe);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = shape, .retprobe = retprobe);
 	struct bpf_link *link;
 
 	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
@@ -86,7 +91,10 @@ attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
 	return 0;
 }
 
-/* A perf link for each entry, and for each return but free's. */
+/*
+ * A perf link for each entry and each return: a free's return ends the
+ * time in which the frees it makes are nested in it.
+ */
 static int
 attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 		  pid_t pid, const char *path)
@@ -97,14 +105,14 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 
 	tl->links = xcalloc(2 * t->ncalls, sizeof(*tl->links));
 	for (i = 0; i < t->ncalls && !err; i++) {
-		uint32_t call = t->calls[i].call;
+		uint64_t shape = t->calls[i].shape;
 		uint64_t off = t->calls[i].offset;
 
 		err = attach_perf(tl, skel->progs.alloc_enter, pid, path, off,
-				  call, false);
-		if (!err && call != MS_CALL_FREE)
+				  shape, false);
+		if (!err)
 			err = attach_perf(tl, skel->progs.alloc_exit, pid, path,
-					  off, call, true);
+					  off, shape, true);
 	}
 	return err;
 }
@@ -129,10 +137,7 @@ attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	return attach_perf_links(tl, skel, pid, path);
 }
 
-/*
- * Synchronous: links on a file the new image does not map must be gone
- * before it runs, or an exec of that file again would be probed twice.
- */
+/* Synchronous: once this returns, no probe of tl fires. */
 static void
 detach_target(struct target_links *tl)
 {
@@ -145,15 +150,12 @@ detach_target(struct target_links *tl)
 	free(tl->links);
 }
 
-static bool
-image_has(const struct image_targets *it, const struct probe_target *t)
+static struct target_links *
+new_links(struct process_probes *pp)
 {
-	size_t i;
-
-	for (i = 0; i < it->ntargets; i++)
-		if (it->targets[i] == t)
-			return true;
-	return false;
+	pp->per_target = xreallocarray(pp->per_target, pp->ntargets + 1,
+				       sizeof(*pp->per_target));
+	return &pp->per_target[pp->ntargets];
 }
 
 static struct target_links *
@@ -171,35 +173,24 @@ int
 process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
 		      bool session_links, pid_t pid, const struct image_targets *it)
 {
-	struct process_probes next = { .ntargets = 0 };
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < pp->ntargets; i++) {
-		if (image_has(it, pp->per_target[i].target))
-			next.per_target[next.ntargets++] = pp->per_target[i];
-		else
-			detach_target(&pp->per_target[i]);
-	}
 	for (i = 0; i < it->ntargets && !err; i++) {
 		struct target_links *tl;
 
-		if (links_of(&next, it->targets[i]))
+		if (links_of(pp, it->targets[i]))
 			continue;
-		tl = &next.per_target[next.ntargets];
+		tl = new_links(pp);
 		tl->target = it->targets[i];
 		err = attach_target(tl, skel, session_links, pid, it);
 		if (err)
 			detach_target(tl);
 		else
-			next.ntargets++;
+			pp->ntargets++;
 	}
-	if (err) {
-		for (i = 0; i < next.ntargets; i++)
-			detach_target(&next.per_target[i]);
-		next.ntargets = 0;
-	}
-	*pp = next;
+	if (err)
+		process_probes_detach(pp);
 	return err;
 }
 
@@ -227,6 +218,8 @@ process_probes_release(struct process_probes *pp)
 		}
 		free(tl->links);
 	}
+	free(pp->per_target);
+	pp->per_target = NULL;
 	pp->ntargets = 0;
 }
 
@@ -237,5 +230,7 @@ process_probes_detach(struct process_probes *pp)
 
 	for (i = 0; i < pp->ntargets; i++)
 		detach_target(&pp->per_target[i]);
+	free(pp->per_target);
+	pp->per_target = NULL;
 	pp->ntargets = 0;
 }

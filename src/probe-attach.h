@@ -23,7 +23,7 @@ struct target_links {
 };
 
 struct process_probes {
-	struct target_links per_target[2];
+	struct target_links *per_target;
 	size_t ntargets;
 };
 
@@ -31,11 +31,12 @@ struct process_probes {
 int probes_session_attach_type(void);
 
 /*
- * Makes pid's probes those of its image: links to files it still maps
- * are kept (an exec of another program on the same C library keeps
- * them), the others detached before this returns, and the missing ones
- * attached, with session links or a perf link per probe.  Returns 0 or a
- * negative errno; on failure the process has no probes.
+ * Adds to pid's probes the files of it that have none yet.  Links to files
+ * it no longer maps are kept, until the process is gone: they cost nothing
+ * while nothing maps the file, and a file mapped again (the C library,
+ * after an exec of another dynamic program) finds its links still there,
+ * so that no call is probed twice.  Returns 0 or a negative errno; on
+ * failure the process has no probes.
  */
 int process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
 			  bool session_links, pid_t pid, const struct image_targets *it);

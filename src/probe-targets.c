@@ -1,87 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "probe-targets.h"
+#include "allocator-functions.h"
+#include "elf-functions.h"
 #include "error.h"
 #include "procfs.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <gnu/lib-names.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/*
- * The names probed, in order of preference: where two names share an
- * address (glibc 2.36 makes memalign an alias of aligned_alloc) the first
- * one wins, so that each call traps and is recorded once.
- */
-static const struct {
-	const char *name;
-	uint32_t call;
-} allocator_functions[] = {
-	{ "malloc", MS_CALL_MALLOC },
-	{ "calloc", MS_CALL_CALLOC },
-	{ "realloc", MS_CALL_REALLOC },
-	{ "reallocarray", MS_CALL_REALLOCARRAY },
-	{ "free", MS_CALL_FREE },
-	{ "aligned_alloc", MS_CALL_ALIGNED_ALLOC },
-	{ "memalign", MS_CALL_MEMALIGN },
-	{ "posix_memalign", MS_CALL_POSIX_MEMALIGN },
-	{ "valloc", MS_CALL_VALLOC },
-	{ "pvalloc", MS_CALL_PVALLOC },
-};
-#define N_ALLOCATOR_FUNCTIONS (sizeof(allocator_functions) / sizeof(allocator_functions[0]))
-
 /* Resolved files, kept for the whole run: a shell tree execs the same few. */
 static struct probe_target **cache;
 static size_t ncache;
 
+/* An allocator function found in the symbol tables. */
+struct found_function {
+	uint64_t vaddr;
+	uint64_t shape;
+	size_t rank;		/* among names of one address, the lowest wins */
+};
+
 struct elf_scan {
-	bool dynamic;				/* has PT_INTERP */
-	uint64_t vaddr[N_ALLOCATOR_FUNCTIONS];	/* 0: not defined */
+	bool dynamic;			/* has PT_INTERP */
+	struct found_function *found;
+	size_t nfound;
 	GElf_Phdr *loads;
 	size_t nloads;
 };
 
+/* Keeps one name per address: .symtab and .dynsym repeat each other. */
 static void
-scan_symbols(Elf *elf, struct elf_scan *scan)
+found(struct elf_scan *scan, uint64_t vaddr, uint64_t shape, size_t rank)
 {
-	Elf_Scn *scn = NULL;
+	size_t i;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t i, nsyms;
-
-		if (!gelf_getshdr(scn, &shdr) ||
-		    (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) ||
-		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+	for (i = 0; i < scan->nfound; i++) {
+		if (scan->found[i].vaddr != vaddr)
 			continue;
-		/* The data read, not the header's claim, bounds the loop. */
-		nsyms = data->d_size / shdr.sh_entsize;
-		for (i = 0; i < nsyms; i++) {
-			GElf_Sym sym;
-			const char *name;
-			size_t f;
-
-			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			for (f = 0; f < N_ALLOCATOR_FUNCTIONS; f++)
-				if (!strcmp(name, allocator_functions[f].name))
-					scan->vaddr[f] = sym.st_value;
+		if (rank < scan->found[i].rank) {
+			scan->found[i].shape = shape;
+			scan->found[i].rank = rank;
 		}
+		return;
 	}
+	scan->found = xreallocarray(scan->found, scan->nfound + 1, sizeof(*scan->found));
+	scan->found[scan->nfound++] = (struct found_function){ vaddr, shape, rank };
+}
+
+static void
+on_function(void *ctx, const char *name, uint64_t vaddr)
+{
+	uint64_t shape;
+	size_t rank;
+
+	if ((shape = allocator_function(name, &rank)))
+		found(ctx, vaddr, shape, rank);
 }
 
 static int
@@ -112,17 +90,12 @@ scan_elf(int fd, struct elf_scan *scan)
 	int err;
 
 	memset(scan, 0, sizeof(*scan));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ELIBBAD;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
-		err = -ENOEXEC;
-		goto out;
-	}
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -ENOEXEC;
 	err = scan_segments(elf, scan);
 	if (!err)
-		scan_symbols(elf, scan);
-out:
+		elf_foreach_function(elf, on_function, scan);
 	elf_end(elf);
 	return err;
 }
@@ -151,20 +124,15 @@ file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t file_size,
 static void
 fill_target(struct probe_target *t, const struct elf_scan *scan, uint64_t file_size)
 {
-	size_t f, g;
+	size_t i;
 
-	for (f = 0; f < N_ALLOCATOR_FUNCTIONS; f++) {
+	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
+	for (i = 0; i < scan->nfound; i++) {
 		uint64_t offset;
-		bool alias = false;
 
-		if (!scan->vaddr[f] ||
-		    !file_offset(scan, scan->vaddr[f], file_size, &offset))
+		if (!file_offset(scan, scan->found[i].vaddr, file_size, &offset))
 			continue;
-		for (g = 0; g < f; g++)
-			alias |= scan->vaddr[g] == scan->vaddr[f];
-		if (alias)
-			continue;
-		t->calls[t->ncalls].call = allocator_functions[f].call;
+		t->calls[t->ncalls].shape = scan->found[i].shape;
 		t->calls[t->ncalls].offset = offset;
 		t->ncalls++;
 	}
@@ -187,6 +155,7 @@ probe_target_read(int fd, struct probe_target *t)
 		t->ncalls = 0;
 		fill_target(t, &scan, (uint64_t)st.st_size);
 	}
+	free(scan.found);
 	free(scan.loads);
 	return err;
 }
@@ -229,6 +198,7 @@ resolve_target(const char *scan_path, const char *display_path,
 	err = probe_target_read(fd, t);
 	close(fd);
 	if (err) {
+		free(t->calls);
 		free(t);
 		return err;
 	}
@@ -239,63 +209,109 @@ resolve_target(const char *scan_path, const char *display_path,
 	return 0;
 }
 
-/* The C library memsup itself runs with: the one a dynamic workload maps. */
-static const char *
-libc_path(void)
-{
-	struct link_map *map = NULL;
-	void *libc;
+struct maps_scan {
+	pid_t pid;
+	struct image_targets *out;
+	struct stat exe;
+	const char *exe_path;
+	int err;
+	const char *why;
+};
 
-	/*
-	 * By its soname, not by where malloc resolves: a sanitizer or an
-	 * LD_PRELOADed allocator in memsup would take malloc's place.
-	 */
-	libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
-	if (!libc)
-		return NULL;
-	if (dlinfo(libc, RTLD_DI_LINKMAP, &map) || !map || !map->l_name[0])
-		map = NULL;
-	/* memsup links the C library: it stays loaded after dlclose. */
-	dlclose(libc);
-	return map ? map->l_name : NULL;
+static bool
+listed(const struct image_targets *it, const struct probe_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < it->ntargets; i++)
+		if (it->targets[i] == t)
+			return true;
+	return false;
+}
+
+/* One mapping of the process: a file to probe if it has allocators. */
+static int
+scan_mapping(void *ctx, const struct proc_mapping *m)
+{
+	struct maps_scan *ms = ctx;
+	struct image_targets *out = ms->out;
+	struct probe_target *t;
+	char exe[64];
+	struct stat st;
+	int err;
+
+	if (!m->exec)
+		return 0;
+	ms->why = m->path;
+	if (stat(m->path, &st)) {
+		/* Replaced or removed on disk since it was mapped. */
+		ms->err = -errno;
+		return 1;
+	}
+	if (st.st_dev == ms->exe.st_dev && st.st_ino == ms->exe.st_ino) {
+		/* Through /proc/PID/exe, which names the very inode it runs. */
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", ms->pid);
+		err = resolve_target(exe, ms->exe_path, &t);
+		if (!err)
+			out->exe = t;
+	} else {
+		err = resolve_target(m->path, m->path, &t);
+	}
+	if (err) {
+		ms->err = err;
+		return 1;
+	}
+	if (t->ncalls && !listed(out, t)) {
+		out->targets = xreallocarray(out->targets, out->ntargets + 1,
+					     sizeof(*out->targets));
+		out->targets[out->ntargets++] = t;
+	}
+	return 0;
 }
 
 int
 image_targets_find(pid_t pid, struct image_targets *out, const char **why)
 {
-	static char exe[64], exe_path[4096];
-	struct probe_target *t;
-	const char *libc;
+	static char exe_path[4096];
+	struct maps_scan ms = { .pid = pid, .out = out, .exe_path = exe_path };
+	char exe[64];
 	int err;
 
 	out->ntargets = 0;
 	out->exe = NULL;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	*why = exe;
 	err = proc_exe_path(pid, exe_path, sizeof(exe_path));
-	if (err) {
-		*why = exe;
+	if (!err && stat(exe, &ms.exe))
+		err = -errno;
+	if (err)
 		return err;
-	}
+	err = proc_maps_foreach(pid, scan_mapping, &ms);
+	if (err < 0)
+		return err;
+	*why = ms.why;
+	if (ms.err)
+		return ms.err;
 	*why = exe_path;
-	err = resolve_target(exe, exe_path, &t);
-	if (err)
-		return err;
-	if (t->ncalls) {
-		out->exe = t;
-		out->targets[out->ntargets++] = t;
-	}
-	if (!t->dynamic)
-		return 0;
+	return out->exe ? 0 : -ENOENT;
+}
 
-	libc = libc_path();
-	*why = libc ? libc : "the C library";
-	if (!libc)
-		return -ENOENT;
-	err = resolve_target(libc, libc, &t);
-	if (err)
-		return err;
-	out->targets[out->ntargets++] = t;
-	return 0;
+void
+image_targets_copy(struct image_targets *to, const struct image_targets *from)
+{
+	to->targets = xcalloc(from->ntargets, sizeof(*to->targets));
+	memcpy(to->targets, from->targets, from->ntargets * sizeof(*to->targets));
+	to->ntargets = from->ntargets;
+	to->exe = from->exe;
+}
+
+void
+image_targets_free(struct image_targets *it)
+{
+	free(it->targets);
+	it->targets = NULL;
+	it->ntargets = 0;
+	it->exe = NULL;
 }
 
 void
@@ -304,6 +320,7 @@ probe_targets_release(void)
 	size_t i;
 
 	for (i = 0; i < ncache; i++) {
+		free(cache[i]->calls);
 		free(cache[i]->path);
 		free(cache[i]);
 	}

@@ -20,14 +20,14 @@ struct probe_target {
 	bool dynamic;		/* has an ELF interpreter */
 	size_t ncalls;
 	struct {
-		uint32_t call;		/* enum ms_call */
+		uint64_t shape;		/* MS_SHAPE, the probe's cookie */
 		uint64_t offset;
-	} calls[MS_CALL_MAX];
+	} *calls;
 };
 
-/* The targets to probe in the image a process runs now. */
+/* What to probe in the image a process runs now. */
 struct image_targets {
-	const struct probe_target *targets[2];
+	const struct probe_target **targets;	/* those with allocators */
 	size_t ntargets;
 	const struct probe_target *exe;	/* attached through /proc/PID/exe */
 };
@@ -41,14 +41,16 @@ struct image_targets {
 int probe_target_read(int fd, struct probe_target *t);
 
 /*
- * Works out what to probe for the image pid runs (read through
- * /proc/pid/exe): the executable itself when it defines allocator
- * functions (static binaries), and the C library when it is dynamically
- * linked.  Returns 0 or a negative errno; *why names the file at fault.
+ * Works out what to probe in what pid maps now (read from
+ * /proc/PID/maps): every executable file mapping whose ELF symbols define
+ * allocator functions, the executable (through /proc/PID/exe) included.
+ * Returns 0 or a negative errno; *why names the file at fault.
  */
 int image_targets_find(pid_t pid, struct image_targets *out, const char **why);
+void image_targets_copy(struct image_targets *to, const struct image_targets *from);
+void image_targets_free(struct image_targets *it);
 
-/* Frees the cache of resolved targets. */
+/* Frees the cache of resolved targets, which the image_targets point into. */
 void probe_targets_release(void);
 
 #endif

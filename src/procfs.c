@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 int
@@ -43,4 +45,43 @@ proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	}
 	fclose(f);
 	return n;
+}
+
+int
+proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
+		  void *ctx)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!ret && getline(&line, &cap, f) > 0) {
+		struct proc_mapping m;
+		unsigned long long start, end, offset, ino;
+		unsigned int major, minor;
+		char perms[5];
+		int name_at = 0;
+
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end,
+			   perms, &offset, &major, &minor, &ino, &name_at) < 7 ||
+		    !name_at || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		m.start = start;
+		m.end = end;
+		m.offset = offset;
+		m.exec = perms[2] == 'x';
+		m.dev = makedev(major, minor);
+		m.ino = (ino_t)ino;
+		m.path = line + name_at;
+		ret = fn(ctx, &m);
+	}
+	free(line);
+	fclose(f);
+	return ret;
 }

@@ -3,8 +3,27 @@
 #ifndef MEMSUP_PROCFS_H
 #define MEMSUP_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* One line of /proc/PID/maps that maps a file. */
+struct proc_mapping {
+	uint64_t start, end, offset;
+	bool exec;
+	dev_t dev;
+	ino_t ino;
+	const char *path;	/* valid during the callback */
+};
+
+/*
+ * Calls fn for each file mapping of pid, in address order, until fn
+ * returns non-zero, which is returned.  Returns 0, or a negative errno
+ * when the maps cannot be read.
+ */
+int proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
+		      void *ctx);
 
 /*
  * The executable pid runs, as /proc/PID/exe names it, in buf (empty when

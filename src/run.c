@@ -10,6 +10,7 @@
 #include "capture.h"
 #include "consumer.h"
 #include "credentials.h"
+#include "dl-hook.h"
 #include "error.h"
 #include "heap.h"
 #include "launch.h"
@@ -38,6 +39,7 @@
 struct traced_process {
 	struct image_targets targets;
 	struct process_probes probes;
+	struct dl_hook hook;
 };
 
 struct session {
@@ -95,21 +97,19 @@ traced(struct session *s, pid_t pid)
 	return tp;
 }
 
+/*
+ * Probes what pid maps now: at an exec stop, the executable; at the
+ * dynamic linker's hook, the libraries too.  Links to files it no longer
+ * maps are detached.
+ */
 static void
-attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
+probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const char *why = "";
-	int err = 0;
+	int err = image_targets_find(pid, &tp->targets, &why);
 
-	if (!tp->targets.ntargets)
-		err = image_targets_find(pid, &tp->targets, &why);
-	if (!err && !tp->targets.ntargets)
-		warning_msg("process %d: %s defines no allocator functions and "
-			    "links no C library; its allocations are not traced",
-			    pid, why);
-	/* With no targets, this detaches what an earlier image had. */
 	if (!err) {
-		why = tp->targets.ntargets ? tp->targets.targets[0]->path : why;
+		why = "its allocator functions";
 		err = process_probes_attach(&tp->probes, s->consumer.skel,
 					    s->consumer.session_links, pid,
 					    &tp->targets);
@@ -117,6 +117,33 @@ attach_probes(struct session *s, pid_t pid, struct traced_process *tp)
 	if (err) {
 		error_msg("process %d: cannot probe %s: %s; its allocations are "
 			  "not traced", pid, why, strerror(-err));
+		s->untraced++;
+	}
+}
+
+/*
+ * A new image: its executable now, its libraries when the dynamic linker
+ * maps them.  A static executable must define its allocator functions.
+ */
+static void
+probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
+{
+	const struct probe_target *exe;
+	const char *why;
+	int err;
+
+	probe_mapped_files(s, pid, tp);
+	exe = tp->targets.exe;
+	if (exe && !exe->dynamic && !exe->ncalls)
+		warning_msg("process %d: %s is statically linked and defines no "
+			    "allocator function memsup knows (stripped?): malloc, "
+			    "free, operator new and the others cannot be probed, "
+			    "and its allocations are not traced", pid, exe->path);
+	err = dl_hook_arm(pid, &tp->hook, &why);
+	if (err) {
+		error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
+			  "the libraries it loads are not traced", pid, why,
+			  strerror(-err));
 		s->untraced++;
 	}
 }
@@ -149,6 +176,7 @@ static void
 untrace(struct traced_process *tp)
 {
 	process_probes_release(&tp->probes);
+	image_targets_free(&tp->targets);
 	free(tp);
 }
 
@@ -172,15 +200,27 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 
 	emit_process_record(s, &r);
 	track(s, child);
-	/* The child maps what its parent maps. */
-	tp->targets = traced(s, parent)->targets;
+	/* The child maps what its parent maps, the hook's breakpoint too. */
+	image_targets_free(&tp->targets);
+	image_targets_copy(&tp->targets, &traced(s, parent)->targets);
+	tp->hook = traced(s, parent)->hook;
 	/*
 	 * Perf links filter by address space: a vfork child's calls already
 	 * reach its parent's, and links of its own would count them twice.
 	 * Session links filter by thread group: it needs its own.
 	 */
-	if (!shares_vm || s->consumer.session_links)
-		attach_probes(s, child, tp);
+	if (!shares_vm || s->consumer.session_links) {
+		int err = process_probes_attach(&tp->probes, s->consumer.skel,
+						s->consumer.session_links, child,
+						&tp->targets);
+
+		if (err) {
+			error_msg("process %d: cannot probe its allocator functions: "
+				  "%s; its allocations are not traced", child,
+				  strerror(-err));
+			s->untraced++;
+		}
+	}
 }
 
 static void
@@ -240,8 +280,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	consumer_forget_thread(&s->consumer, pid);
 	consumer_forget_thread(&s->consumer, former_tid);
 	emit_process_record(s, &r);
-	tp->targets.ntargets = 0;
-	attach_probes(s, pid, tp);
+	probe_new_image(s, pid, tp);
 	warn_if_setid(pid, path);
 }
 
@@ -259,11 +298,29 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 		untrace((struct traced_process *)(uintptr_t)value);
 }
 
+/* The dynamic linker has mapped or unmapped libraries, or is about to. */
+static bool
+on_breakpoint(void *ctx, pid_t pid, pid_t tid)
+{
+	struct session *s = ctx;
+	struct u64map_slot *slot = u64map_find(&s->processes, (uint64_t)pid);
+	struct traced_process *tp;
+
+	if (!slot)
+		return false;
+	tp = (struct traced_process *)(uintptr_t)slot->value;
+	if (!dl_hook_hit(&tp->hook, tid))
+		return false;
+	probe_mapped_files(s, pid, tp);
+	return true;
+}
+
 static const struct tracer_ops session_tracer_ops = {
 	.process_forked = on_process_forked,
 	.thread_started = on_thread_started,
 	.process_exec = on_process_exec,
 	.process_exited = on_process_exited,
+	.breakpoint = on_breakpoint,
 };
 
 static void
@@ -314,6 +371,17 @@ handle_signals(struct session *s, int sfd)
 	return 0;
 }
 
+/* A process memsup lets go must not keep its breakpoint. */
+static void
+disarm_hooks(struct session *s)
+{
+	struct u64map_slot *slot;
+
+	u64map_foreach(&s->processes, slot)
+		dl_hook_disarm((pid_t)slot->key,
+			       &((struct traced_process *)(uintptr_t)slot->value)->hook);
+}
+
 /*
  * memsup -p, at the end: the process and its tree go on untraced.  They
  * are held meanwhile, so that no call falls between the last drain and
@@ -331,6 +399,7 @@ detach_when_due(struct session *s)
 	if (!tracer_held(&s->tracer))
 		return;
 	consumer_drain(&s->consumer);
+	disarm_hooks(s);
 	u64map_foreach(&s->processes, slot)
 		process_probes_detach(&((struct traced_process *)(uintptr_t)slot->value)->probes);
 	consumer_clear_latch(&s->consumer);
@@ -453,7 +522,7 @@ start_attached(struct session *s, const struct run_options *o)
 	proc_exe_path(o->attach_pid, path, sizeof(path));
 	s->observed_ns = consumer_now(&s->consumer);
 	emit_process_record(s, &r);
-	attach_probes(s, o->attach_pid, traced(s, o->attach_pid));
+	probe_new_image(s, o->attach_pid, traced(s, o->attach_pid));
 	return 0;
 }
 
@@ -654,6 +723,8 @@ run_capture(const struct run_options *o)
 	ret = finish(&s, output, o->quiet);
 
 out:
+	if (s.attached)
+		disarm_hooks(&s);
 	capture_abort(s.capture);
 	if (sfd >= 0)
 		close(sfd);

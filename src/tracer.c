@@ -287,6 +287,9 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 			settle(t, tr, PTRACE_CONT, 0);
 	} else if (event) {
 		handle_event(t, tr, event);
+	} else if (sig == SIGTRAP && t->ops->breakpoint(t->ctx, tr->pid, tr->tid)) {
+		/* memsup's own breakpoint: the workload never sees it. */
+		settle(t, tr, PTRACE_CONT, 0);
 	} else {
 		/* Signal-delivery-stop: deliver the signal. */
 		settle(t, tr, PTRACE_CONT, sig);

@@ -21,6 +21,11 @@ struct tracer_ops {
 	void (*process_exec)(void *ctx, pid_t pid, pid_t former_tid);
 	/* The last thread of pid is gone. */
 	void (*process_exited)(void *ctx, pid_t pid, int wait_status);
+	/*
+	 * Thread tid of pid stopped for a SIGTRAP: true if it was memsup's
+	 * breakpoint, handled, and the signal is not to be delivered.
+	 */
+	bool (*breakpoint)(void *ctx, pid_t pid, pid_t tid);
 };
 
 struct tracer {

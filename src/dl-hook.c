@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "dl-hook.h"
+#include "elf-functions.h"
+#include "procfs.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+enum {
+	X86_RET = 0xc3,
+	X86_INT3 = 0xcc,
+};
+
+/* Where the kernel loaded the ELF interpreter (AT_BASE), 0 if none. */
+static int
+interpreter_base(pid_t pid, uint64_t *base)
+{
+	char path[64];
+	Elf64_auxv_t aux;
+	int fd;
+
+	*base = 0;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, &aux, sizeof(aux)) == sizeof(aux) && aux.a_type != AT_NULL) {
+		if (aux.a_type == AT_BASE) {
+			*base = aux.a_un.a_val;
+			break;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+struct interpreter {
+	uint64_t base;
+	char path[4096];
+};
+
+static int
+find_interpreter_file(void *ctx, const struct proc_mapping *m)
+{
+	struct interpreter *in = ctx;
+
+	if (m->start != in->base || m->offset != 0)
+		return 0;
+	snprintf(in->path, sizeof(in->path), "%s", m->path);
+	return 1;
+}
+
+static void
+find_debug_state(void *ctx, const char *name, uint64_t vaddr)
+{
+	if (!strcmp(name, "_dl_debug_state"))
+		*(uint64_t *)ctx = vaddr;
+}
+
+static int
+debug_state_vaddr(const char *path, uint64_t *vaddr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	*vaddr = 0;
+	if (fd < 0)
+		return -errno;
+	elf = elf_open_fd(fd);
+	if (elf) {
+		elf_foreach_function(elf, find_debug_state, vaddr);
+		elf_end(elf);
+	}
+	close(fd);
+	return *vaddr ? 0 : -ENOENT;
+}
+
+static int
+poke_byte(pid_t pid, uint64_t addr, uint8_t byte)
+{
+	char path[64];
+	int fd, err = 0;
+
+	/* /proc/PID/mem writes through the text's write protection. */
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, &byte, 1, (off_t)addr) != 1)
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+static int
+peek_byte(pid_t pid, uint64_t addr, uint8_t *byte)
+{
+	char path[64];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, byte, 1, (off_t)addr) != 1)
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+int
+dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
+{
+	struct interpreter in;
+	uint64_t vaddr;
+	int err;
+
+	h->addr = 0;
+	*why = "cannot read its auxiliary vector";
+	err = interpreter_base(pid, &in.base);
+	if (err || !in.base)
+		return err;
+	*why = "cannot find its dynamic linker in its maps";
+	in.path[0] = '\0';
+	err = proc_maps_foreach(pid, find_interpreter_file, &in);
+	if (err < 0)
+		return err;
+	if (!in.path[0])
+		return -ENOENT;
+	*why = "its dynamic linker has no _dl_debug_state";
+	err = debug_state_vaddr(in.path, &vaddr);
+	if (err)
+		return err;
+	*why = "cannot read its dynamic linker's code";
+	err = peek_byte(pid, in.base + vaddr, &h->saved);
+	if (err)
+		return err;
+	/* A breakpoint in place of anything but `ret` would need stepping. */
+	*why = "its _dl_debug_state is not a bare `ret`";
+	if (h->saved != X86_RET)
+		return -ENOTSUP;
+	*why = "cannot write its dynamic linker's code";
+	err = poke_byte(pid, in.base + vaddr, X86_INT3);
+	if (err)
+		return err;
+	h->addr = in.base + vaddr;
+	return 0;
+}
+
+bool
+dl_hook_hit(const struct dl_hook *h, pid_t tid)
+{
+	struct user_regs_struct regs;
+	siginfo_t si;
+	long ret;
+
+	if (!h->addr || ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) ||
+	    si.si_code != SI_KERNEL || ptrace(PTRACE_GETREGS, tid, 0L, &regs) ||
+	    regs.rip != h->addr + 1)
+		return false;
+	/* Do what the `ret` replaced would have done. */
+	errno = 0;
+	ret = ptrace(PTRACE_PEEKDATA, tid, (void *)regs.rsp, 0L);
+	if (errno)
+		return false;
+	regs.rip = (unsigned long long)ret;
+	regs.rsp += 8;
+	return ptrace(PTRACE_SETREGS, tid, 0L, &regs) == 0;
+}
+
+void
+dl_hook_disarm(pid_t pid, struct dl_hook *h)
+{
+	if (h->addr)
+		poke_byte(pid, h->addr, h->saved);
+	h->addr = 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The dynamic linker's debugger hook: a breakpoint on _dl_debug_state, the
+ * function the dynamic linker calls (as r_debug.r_brk) once before and
+ * once after it maps libraries, at start-up and at each dlopen and
+ * dlclose, before any code of a new library runs.  The thread that hits it
+ * stops in a ptrace-stop, so memsup probes the new libraries before it
+ * lets the thread go on.  See doc/design.md, "Libraries".
+ */
+#ifndef MEMSUP_DL_HOOK_H
+#define MEMSUP_DL_HOOK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct dl_hook {
+	uint64_t addr;		/* of _dl_debug_state; 0: no hook */
+	uint8_t saved;		/* the byte the breakpoint replaced */
+};
+
+/*
+ * Sets the breakpoint in the dynamic linker pid maps, if it maps one (a
+ * static program has none, and gets no hook).  The process must not run
+ * meanwhile, or run no dynamic linker code.  Returns 0, or a negative
+ * errno with *why saying what failed.
+ */
+int dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why);
+
+/*
+ * At a SIGTRAP signal-delivery-stop of thread tid: whether it is the hook's
+ * breakpoint.  If so, the thread is made to return from _dl_debug_state,
+ * as the replaced `ret` would have, and its SIGTRAP must not be delivered.
+ */
+bool dl_hook_hit(const struct dl_hook *h, pid_t tid);
+
+/* Puts the original byte back, for a process memsup lets go. */
+void dl_hook_disarm(pid_t pid, struct dl_hook *h);
+
+#endif

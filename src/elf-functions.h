@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The function symbols of an ELF file, read with libelf. */
+#ifndef MEMSUP_ELF_FUNCTIONS_H
+#define MEMSUP_ELF_FUNCTIONS_H
+
+#include <gelf.h>
+#include <stdint.h>
+
+/* The 64-bit ELF file open as fd, or NULL when it is not one. */
+Elf *elf_open_fd(int fd);
+
+/*
+ * Calls fn for every defined function symbol in .symtab and .dynsym; a
+ * function found in both is seen twice.
+ */
+void elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name,
+					       uint64_t vaddr), void *ctx);
+
+#endif
