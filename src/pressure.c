@@ -5,7 +5,6 @@
 #include "error.h"
 #include "tracer.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void
@@ -13,24 +12,6 @@ pressure_init(struct pressure *p, uint64_t timeout_ns)
 {
 	memset(p, 0, sizeof(*p));
 	p->timeout_ns = timeout_ns;
-}
-
-void
-pressure_free(struct pressure *p)
-{
-	free(p->latencies_ns);
-	p->latencies_ns = NULL;
-}
-
-static void
-note_latency(struct pressure *p, uint64_t ns)
-{
-	/* Grows by doubling: one slot per cycle, realloc'd at powers of two. */
-	if (!(p->nlatencies & (p->nlatencies - 1)))
-		p->latencies_ns = xreallocarray(p->latencies_ns,
-						p->nlatencies ? 2 * p->nlatencies : 1,
-						sizeof(*p->latencies_ns));
-	p->latencies_ns[p->nlatencies++] = ns;
 }
 
 void
@@ -48,7 +29,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 		tracer_hold(t);
 	}
 	if (tracer_held(t)) {
-		note_latency(p, now_ns - p->hold_started_ns);
+		histogram_add(&p->latencies, now_ns - p->hold_started_ns);
 		/* No thread that can latch runs: the ring empties for good. */
 		consumer_drain(c);
 		consumer_clear_latch(c);
@@ -70,22 +51,8 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 	}
 }
 
-static int
-compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 uint64_t
-pressure_latency_quantile(struct pressure *p, double q)
+pressure_latency_quantile(const struct pressure *p, double q)
 {
-	size_t i;
-
-	if (!p->nlatencies)
-		return 0;
-	qsort(p->latencies_ns, p->nlatencies, sizeof(*p->latencies_ns), compare_u64);
-	i = (size_t)(q * (double)(p->nlatencies - 1) + 0.5);
-	return p->latencies_ns[i];
+	return histogram_quantile(&p->latencies, q);
 }

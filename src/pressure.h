@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "histogram.h"
 
 struct consumer;
 struct tracer;
@@ -22,19 +23,20 @@ struct pressure {
 	uint64_t hold_started_ns;
 	bool timed_out;		/* the tree was killed */
 	uint64_t stops;		/* completed hold-drain-release cycles */
-	uint64_t *latencies_ns;	/* from the latch seen to the tree held */
-	size_t nlatencies;
+	struct histogram latencies;	/* from the latch seen to the tree held */
 };
 
 void pressure_init(struct pressure *p, uint64_t timeout_ns);
-void pressure_free(struct pressure *p);
 /*
  * Moves the cycle on; called after every batch of events the supervisor
  * handles, at now_ns (capture time).
  */
 void pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 		   uint64_t now_ns);
-/* The latency below which a fraction q (0..1) of the holds were complete. */
-uint64_t pressure_latency_quantile(struct pressure *p, double q);
+/*
+ * The latency within which a fraction q (0..1) of the holds were complete
+ * (to within 12.5%, from above).
+ */
+uint64_t pressure_latency_quantile(const struct pressure *p, double q);
 
 #endif

@@ -734,7 +734,6 @@ out:
 	consumer_close(&s.consumer);
 	probe_targets_release();
 	heap_free(&s.heap);
-	pressure_free(&s.pressure);
 	workload_user_free(&wu);
 	free(output);
 	return ret;
