@@ -42,19 +42,24 @@ interpreter_base(pid_t pid, uint64_t *base)
 	return 0;
 }
 
-struct interpreter {
-	uint64_t base;
+/* The file that holds the dynamic linker, and where it is loaded. */
+struct linker {
+	uint64_t at_base;	/* the interpreter's AT_BASE, or 0 */
+	char exe[4096];		/* without an interpreter: the program */
+	uint64_t start;		/* of its mapping at file offset 0 */
 	char path[4096];
 };
 
 static int
-find_interpreter_file(void *ctx, const struct proc_mapping *m)
+find_linker_file(void *ctx, const struct proc_mapping *m)
 {
-	struct interpreter *in = ctx;
+	struct linker *l = ctx;
 
-	if (m->start != in->base || m->offset != 0)
+	if (m->offset != 0 ||
+	    (l->at_base ? m->start != l->at_base : strcmp(m->path, l->exe) != 0))
 		return 0;
-	snprintf(in->path, sizeof(in->path), "%s", m->path);
+	l->start = m->start;
+	snprintf(l->path, sizeof(l->path), "%s", m->path);
 	return 1;
 }
 
@@ -65,22 +70,31 @@ find_debug_state(void *ctx, const char *name, uint64_t vaddr)
 		*(uint64_t *)ctx = vaddr;
 }
 
+/*
+ * Where _dl_debug_state is in the file at path, relative to the load
+ * address of its first segment (0 for a program not position-independent,
+ * whose addresses are absolute); 0 when the file has no such function.
+ */
 static int
-debug_state_vaddr(const char *path, uint64_t *vaddr)
+debug_state_offset(const char *path, uint64_t start, uint64_t *addr)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t vaddr = 0;
+	GElf_Ehdr ehdr;
 	Elf *elf;
 
-	*vaddr = 0;
+	*addr = 0;
 	if (fd < 0)
 		return -errno;
 	elf = elf_open_fd(fd);
-	if (elf) {
-		elf_foreach_function(elf, find_debug_state, vaddr);
-		elf_end(elf);
+	if (elf && gelf_getehdr(elf, &ehdr)) {
+		elf_foreach_function(elf, find_debug_state, &vaddr);
+		if (vaddr)
+			*addr = (ehdr.e_type == ET_DYN ? start : 0) + vaddr;
 	}
+	elf_end(elf);
 	close(fd);
-	return *vaddr ? 0 : -ENOENT;
+	return 0;
 }
 
 static int
@@ -119,28 +133,40 @@ peek_byte(pid_t pid, uint64_t addr, uint8_t *byte)
 int
 dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 {
-	struct interpreter in;
-	uint64_t vaddr;
+	struct linker l = { .exe = "" };
+	uint64_t addr;
 	int err;
 
 	h->addr = 0;
 	*why = "cannot read its auxiliary vector";
-	err = interpreter_base(pid, &in.base);
-	if (err || !in.base)
-		return err;
-	*why = "cannot find its dynamic linker in its maps";
-	in.path[0] = '\0';
-	err = proc_maps_foreach(pid, find_interpreter_file, &in);
-	if (err < 0)
-		return err;
-	if (!in.path[0])
-		return -ENOENT;
-	*why = "its dynamic linker has no _dl_debug_state";
-	err = debug_state_vaddr(in.path, &vaddr);
+	err = interpreter_base(pid, &l.at_base);
+	/*
+	 * Without an interpreter, the program may be the dynamic linker run
+	 * as a command (ld.so PROGRAM), or a static program, which has one
+	 * for static dlopen, or none.
+	 */
+	if (!err && !l.at_base) {
+		*why = "cannot read its executable's name";
+		err = proc_exe_path(pid, l.exe, sizeof(l.exe));
+	}
 	if (err)
 		return err;
+	*why = "cannot find its dynamic linker in its maps";
+	l.path[0] = '\0';
+	err = proc_maps_foreach(pid, find_linker_file, &l);
+	if (err < 0)
+		return err;
+	if (!l.path[0])
+		return l.at_base ? -ENOENT : 0;
+	*why = "cannot read its dynamic linker";
+	err = debug_state_offset(l.path, l.start, &addr);
+	if (err)
+		return err;
+	*why = "its dynamic linker has no _dl_debug_state";
+	if (!addr)
+		return l.at_base ? -ENOENT : 0;
 	*why = "cannot read its dynamic linker's code";
-	err = peek_byte(pid, in.base + vaddr, &h->saved);
+	err = peek_byte(pid, addr, &h->saved);
 	if (err)
 		return err;
 	/* A breakpoint in place of anything but `ret` would need stepping. */
@@ -148,10 +174,10 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	if (h->saved != X86_RET)
 		return -ENOTSUP;
 	*why = "cannot write its dynamic linker's code";
-	err = poke_byte(pid, in.base + vaddr, X86_INT3);
+	err = poke_byte(pid, addr, X86_INT3);
 	if (err)
 		return err;
-	h->addr = in.base + vaddr;
+	h->addr = addr;
 	return 0;
 }
 

@@ -20,10 +20,11 @@ struct dl_hook {
 };
 
 /*
- * Sets the breakpoint in the dynamic linker pid maps, if it maps one (a
- * static program has none, and gets no hook).  The process must not run
- * meanwhile, or run no dynamic linker code.  Returns 0, or a negative
- * errno with *why saying what failed.
+ * Sets the breakpoint in the dynamic linker pid maps: its interpreter, or
+ * the program itself when it is the dynamic linker run as a command or a
+ * static program with static dlopen.  A static program without one gets
+ * no hook.  The process must not run dynamic linker code meanwhile.
+ * Returns 0, or a negative errno with *why saying what failed.
  */
 int dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why);
 

@@ -97,10 +97,27 @@ traced(struct session *s, pid_t pid)
 	return tp;
 }
 
+static void
+mark_untraced(struct session *s, pid_t pid, const char *what, int err)
+{
+	error_msg("process %d: cannot probe %s: %s; its allocations are not "
+		  "traced", pid, what, strerror(-err));
+	s->untraced++;
+}
+
+static void
+attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
+{
+	int err = process_probes_attach(&tp->probes, s->consumer.skel,
+					s->consumer.session_links, pid, &tp->targets);
+
+	if (err)
+		mark_untraced(s, pid, "its allocator functions", err);
+}
+
 /*
  * Probes what pid maps now: at an exec stop, the executable; at the
- * dynamic linker's hook, the libraries too.  Links to files it no longer
- * maps are detached.
+ * dynamic linker's hook, the libraries too.
  */
 static void
 probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
@@ -108,17 +125,10 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 	const char *why = "";
 	int err = image_targets_find(pid, &tp->targets, &why);
 
-	if (!err) {
-		why = "its allocator functions";
-		err = process_probes_attach(&tp->probes, s->consumer.skel,
-					    s->consumer.session_links, pid,
-					    &tp->targets);
-	}
-	if (err) {
-		error_msg("process %d: cannot probe %s: %s; its allocations are "
-			  "not traced", pid, why, strerror(-err));
-		s->untraced++;
-	}
+	if (err)
+		mark_untraced(s, pid, why, err);
+	else
+		attach_targets(s, pid, tp);
 }
 
 /*
@@ -133,12 +143,6 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 	int err;
 
 	probe_mapped_files(s, pid, tp);
-	exe = tp->targets.exe;
-	if (exe && !exe->dynamic && !exe->ncalls)
-		warning_msg("process %d: %s is statically linked and defines no "
-			    "allocator function memsup knows (stripped?): malloc, "
-			    "free, operator new and the others cannot be probed, "
-			    "and its allocations are not traced", pid, exe->path);
 	err = dl_hook_arm(pid, &tp->hook, &why);
 	if (err) {
 		error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
@@ -146,6 +150,12 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 			  strerror(-err));
 		s->untraced++;
 	}
+	exe = tp->targets.exe;
+	if (exe && !exe->dynamic && !exe->ncalls && !tp->hook.addr)
+		warning_msg("process %d: %s is statically linked and defines no "
+			    "allocator function memsup knows (stripped?): malloc, "
+			    "free, operator new and the others cannot be probed, "
+			    "and its allocations are not traced", pid, exe->path);
 }
 
 /*
@@ -209,18 +219,8 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	 * reach its parent's, and links of its own would count them twice.
 	 * Session links filter by thread group: it needs its own.
 	 */
-	if (!shares_vm || s->consumer.session_links) {
-		int err = process_probes_attach(&tp->probes, s->consumer.skel,
-						s->consumer.session_links, child,
-						&tp->targets);
-
-		if (err) {
-			error_msg("process %d: cannot probe its allocator functions: "
-				  "%s; its allocations are not traced", child,
-				  strerror(-err));
-			s->untraced++;
-		}
-	}
+	if (!shares_vm || s->consumer.session_links)
+		attach_targets(s, child, tp);
 }
 
 static void
