@@ -300,7 +300,8 @@ void
 image_targets_copy(struct image_targets *to, const struct image_targets *from)
 {
 	to->targets = xcalloc(from->ntargets, sizeof(*to->targets));
-	memcpy(to->targets, from->targets, from->ntargets * sizeof(*to->targets));
+	if (from->ntargets)
+		memcpy(to->targets, from->targets, from->ntargets * sizeof(*to->targets));
 	to->ntargets = from->ntargets;
 	to->exe = from->exe;
 }
