@@ -26,7 +26,13 @@ struct pending_call {
 	__u64 size;
 	__u32 call;
 	__u32 flags;		/* MS_SHAPE_* */
+	/* Where the record is built at the return: the thread's own. */
+	struct ms_stack_event out;
 };
+
+/* Set by the supervisor before load. */
+const volatile __u32 stack_depth = 0;		/* frames to take; 0: none */
+const volatile __u64 stack_room_bytes = 0;	/* ring fill past which none */
 
 /* Sized by the supervisor before load. */
 struct {
@@ -52,6 +58,7 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;
 __u64 lost_calls;	/* no room in the pending map */
+__u64 dropped_stacks;	/* records sent without their stack */
 
 static __always_inline __u64
 mul_saturated(__u64 a, __u64 b)
@@ -66,12 +73,27 @@ mul_saturated(__u64 a, __u64 b)
 	return b > limit ? ~0ULL : a * b;
 }
 
-static __always_inline bool
-nested_call(__u32 tid, __u64 sp)
-{
-	struct pending_call *outer = bpf_map_lookup_elem(&pending, &tid);
+/* What a new pending entry starts from: too large for the BPF stack. */
+static const struct pending_call empty_call;
 
-	return outer && sp <= outer->sp;
+/*
+ * The thread's pending entry for a call entered at sp, or NULL when the
+ * call is nested in the one pending (or the map is full: *full).  An
+ * entry left by a call that has returned is reused.
+ */
+static __always_inline struct pending_call *
+outermost_entry(__u32 tid, __u64 sp, bool *full)
+{
+	struct pending_call *pc = bpf_map_lookup_elem(&pending, &tid);
+
+	*full = false;
+	if (pc)
+		return sp <= pc->sp ? NULL : pc;
+	if (bpf_map_update_elem(&pending, &tid, &empty_call, BPF_NOEXIST)) {
+		*full = true;
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&pending, &tid);
 }
 
 static __always_inline void
@@ -90,8 +112,49 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 	e->pid = pid_tgid >> 32;
 	e->tid = (__u32)pid_tgid;
 	e->call = call;
-	e->reserved = 0;
+	e->flags = 0;
 	bpf_ringbuf_submit(e, wakeup_flags());
+	check_pressure(pid_tgid >> 32);
+}
+
+/*
+ * An allocation's record with its stack, built in the thread's pending
+ * entry (a per-CPU buffer could be overwritten by a preempting program).
+ * At the return, the user registers are the caller's, so the walk starts
+ * at the call's return address: no frame is missing.  Past
+ * stack_room_bytes of fill the stack is left out, and counted: a ring
+ * under pressure carries calls before stacks.
+ */
+static __always_inline void
+send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
+		 __u64 ptr, __u64 size, __u64 old_ptr)
+{
+	struct ms_event *e = &pc->out.event;
+	long n = 0;
+
+	e->time_ns = bpf_ktime_get_ns();
+	e->ptr = ptr;
+	e->size = size;
+	e->old_ptr = old_ptr;
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->call = pc->call;
+	e->flags = 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < stack_room_bytes) {
+		n = bpf_get_stack(ctx, pc->out.frames, stack_depth * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		if (n < 0)
+			n = 0;
+	} else {
+		e->flags = MS_EVENT_STACK_DROPPED;
+		__sync_fetch_and_add(&dropped_stacks, 1);
+	}
+	if (n > (long)sizeof(pc->out.frames))
+		n = sizeof(pc->out.frames);
+	if (bpf_ringbuf_output(&events, &pc->out, sizeof(*e) + n, wakeup_flags())) {
+		__sync_fetch_and_add(&lost_records, 1);
+		return;
+	}
 	check_pressure(pid_tgid >> 32);
 }
 
@@ -126,32 +189,35 @@ call_entered(struct pt_regs *ctx, __u64 shape)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	__u32 count_arg = MS_SHAPE_COUNT(shape);
+	__u32 call = MS_SHAPE_CALL(shape), count_arg = MS_SHAPE_COUNT(shape);
+	__u64 sp = PT_REGS_SP(ctx), ptr, size;
+	struct pending_call *pc;
 	struct arguments args;
-	struct pending_call pc = {
-		.sp = PT_REGS_SP(ctx),
-		.call = MS_SHAPE_CALL(shape),
-		.flags = MS_SHAPE_FLAGS(shape),
-	};
+	bool full;
 
-	if (nested_call(tid, pc.sp))
-		return 1;
 	read_arguments(ctx, &args);
-	pc.ptr = argument(&args, MS_SHAPE_PTR(shape));
-	pc.size = argument(&args, MS_SHAPE_SIZE(shape));
+	ptr = argument(&args, MS_SHAPE_PTR(shape));
+	size = argument(&args, MS_SHAPE_SIZE(shape));
 	if (count_arg)
-		pc.size = mul_saturated(argument(&args, count_arg), pc.size);
-	if (pc.call == MS_CALL_FREE) {
-		if (!pc.ptr)
-			return 1;
-		/* Before the block can be handed out again. */
-		send_event(pid_tgid, pc.call, pc.ptr, 0, 0);
-	}
-	if (bpf_map_update_elem(&pending, &tid, &pc, BPF_ANY)) {
+		size = mul_saturated(argument(&args, count_arg), size);
+	if (call == MS_CALL_FREE && !ptr)
+		return 1;
+	pc = outermost_entry(tid, sp, &full);
+	if (!pc && !full)
+		return 1;	/* nested */
+	/* Before the block can be handed out again. */
+	if (call == MS_CALL_FREE)
+		send_event(pid_tgid, call, ptr, 0, 0);
+	if (!pc) {
 		/* Counted: a free nested in this one would be sent too. */
 		__sync_fetch_and_add(&lost_calls, 1);
 		return 1;
 	}
+	pc->sp = sp;
+	pc->ptr = ptr;
+	pc->size = size;
+	pc->call = call;
+	pc->flags = MS_SHAPE_FLAGS(shape);
 	return 0;
 }
 
@@ -184,7 +250,10 @@ call_returned(struct pt_regs *ctx)
 	} else if (pc->call == MS_CALL_REALLOC || pc->call == MS_CALL_REALLOCARRAY) {
 		old_ptr = pc->ptr;
 	}
-	send_event(pid_tgid, pc->call, ptr, size, old_ptr);
+	if (stack_depth)
+		send_stack_event(ctx, pc, pid_tgid, ptr, size, old_ptr);
+	else
+		send_event(pid_tgid, pc->call, ptr, size, old_ptr);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

@@ -78,7 +78,27 @@ struct ms_event {
 	__u32 pid;		/* thread group id */
 	__u32 tid;
 	__u32 call;		/* enum ms_call */
-	__u32 reserved;
+	__u32 flags;		/* MS_EVENT_* */
+};
+
+/* The event of an allocation whose stack was not taken: the ring was full. */
+#define MS_EVENT_STACK_DROPPED	0x1
+
+/*
+ * The most return addresses an allocation's record carries (the kernel's
+ * own limit for a stack is kernel.perf_event_max_stack, 127 by default).
+ */
+#define MS_STACK_MAX 127
+
+/*
+ * An allocation's record in the ring: the event, then the user stack from
+ * the call's return address outwards, as many frames as the record's
+ * length says (frame pointers, walked by the kernel).  Frees and calls
+ * recorded without stacks are the event alone.
+ */
+struct ms_stack_event {
+	struct ms_event event;
+	__u64 frames[MS_STACK_MAX];
 };
 
 #endif /* MEMSUP_BPF_SHARED_H */

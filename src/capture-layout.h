@@ -4,7 +4,7 @@
 #define MEMSUP_CAPTURE_LAYOUT_H
 
 #define CAPTURE_MAGIC "MEMSUPc\n"
-#define CAPTURE_VERSION 1
+#define CAPTURE_VERSION 2	/* reads 1, which had no stacks */
 
 /* Record types of the file only; REC_* (record.h) are written as they are. */
 enum {
@@ -21,6 +21,11 @@ enum {
 	/* Payloads.  Process records start with u64 time, u32 pid, u32 tid. */
 	CAPTURE_COMMON_LEN = 16,
 	CAPTURE_CALL_LEN = 44,		/* + u32 call, u64 ptr, size, old_ptr */
+	CAPTURE_CALL_STACK_LEN = 48,	/* + u32 stack id */
+	CAPTURE_STACK_MIN = 20,		/* + u32 id, then u64 frames */
+	CAPTURE_MAPPING_MIN = 61,	/* + u64 start, end, offset, u8 build-id
+					 * length, 20 bytes of build-id, then
+					 * the path */
 	CAPTURE_FORK_LEN = 20,		/* + u32 child */
 	CAPTURE_EXEC_MIN = 16,		/* + the path, not NUL-terminated */
 	CAPTURE_EXIT_LEN = 20,		/* + i32 wait status */
@@ -28,8 +33,9 @@ enum {
 	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;
 					 * i32 exit status */
-	CAPTURE_END_LEN = 56,		/* + u64 pressure stops, u32 flags,
-					 * u64 unstoppable processes */
+	CAPTURE_END_LEN = 64,		/* + u64 pressure stops, u32 flags,
+					 * u64 unstoppable processes,
+					 * u64 dropped stacks */
 };
 
 #endif

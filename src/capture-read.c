@@ -23,7 +23,8 @@ struct capture_reader {
 	bool ended;
 	struct capture_end end;
 	char command[CAPTURE_MAX_PAYLOAD + 1];
-	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC */
+	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING */
+	uint64_t frames[MS_STACK_MAX];		/* of the last STACK */
 	unsigned char payload[CAPTURE_MAX_PAYLOAD];
 	char error[256];
 };
@@ -119,7 +120,7 @@ read_header(struct capture_reader *rd)
 	if (memcmp(head, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN))
 		return fail(rd, "not a memsup capture");
 	version = get_le32(head + CAPTURE_MAGIC_LEN);
-	if (version != CAPTURE_VERSION)
+	if (version < 1 || version > CAPTURE_VERSION)
 		return fail(rd, "capture format version %u; this memsup reads version %u",
 			    version, CAPTURE_VERSION);
 	return 0;
@@ -135,10 +136,20 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		[REC_EXEC] = CAPTURE_EXEC_MIN,
 		[REC_EXIT] = CAPTURE_EXIT_LEN,
 		[REC_ATTACH] = CAPTURE_EXEC_MIN,
+		[REC_STACK] = CAPTURE_STACK_MIN,
+		[REC_MAPPING] = CAPTURE_MAPPING_MIN,
 	};
-	bool has_path = type == REC_EXEC || type == REC_ATTACH;
+	bool variable = type == REC_EXEC || type == REC_ATTACH ||
+			type == REC_STACK || type == REC_MAPPING;
+	bool fits = variable ? len >= need[type] : len == need[type];
 
-	if ((has_path && len < need[type]) || (!has_path && len != need[type]))
+	/* A CALL carries a stack id, or not. */
+	if (type == REC_CALL && len == CAPTURE_CALL_STACK_LEN)
+		fits = true;
+	if (type == REC_STACK &&
+	    ((len - CAPTURE_STACK_MIN) % 8 || (len - CAPTURE_STACK_MIN) / 8 > MS_STACK_MAX))
+		fits = false;
+	if (!fits)
 		return fail(rd, "damaged: record %llu (type %u) has %zu bytes",
 			    (unsigned long long)rd->records + 1, type, len);
 	memset(r, 0, sizeof(*r));
@@ -155,6 +166,28 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		if (!call_name(r->call.call))
 			return fail(rd, "damaged: record %llu has unknown call %u",
 				    (unsigned long long)rd->records + 1, r->call.call);
+		if (len == CAPTURE_CALL_STACK_LEN)
+			r->call.stack_id = get_le32(p + 44);
+		break;
+	case REC_STACK: {
+		uint32_t i;
+
+		r->stack.id = get_le32(p + 16);
+		r->stack.nframes = (uint32_t)((len - CAPTURE_STACK_MIN) / 8);
+		for (i = 0; i < r->stack.nframes; i++)
+			rd->frames[i] = get_le64(p + CAPTURE_STACK_MIN + 8 * i);
+		r->stack.frames = rd->frames;
+		break;
+	}
+	case REC_MAPPING:
+		r->mapping.start = get_le64(p + 16);
+		r->mapping.end = get_le64(p + 24);
+		r->mapping.offset = get_le64(p + 32);
+		r->mapping.build_id_len = p[40] > BUILD_ID_MAX ? BUILD_ID_MAX : p[40];
+		memcpy(r->mapping.build_id, p + 41, r->mapping.build_id_len);
+		memcpy(rd->path, p + CAPTURE_MAPPING_MIN, len - CAPTURE_MAPPING_MIN);
+		rd->path[len - CAPTURE_MAPPING_MIN] = '\0';
+		r->mapping.path = rd->path;
 		break;
 	case REC_FORK:
 		r->fork.child = get_le32(p + 16);
@@ -214,6 +247,7 @@ read_end(struct capture_reader *rd, size_t len)
 	rd->end.pressure_stops = get_le64(p + 36);
 	rd->end.flags = get_le32(p + 44);
 	rd->end.unstoppable_processes = get_le64(p + 48);
+	rd->end.dropped_stacks = get_le64(p + 56);
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,
@@ -256,6 +290,8 @@ capture_next(struct capture_reader *rd, struct record *r)
 		case REC_EXEC:
 		case REC_EXIT:
 		case REC_ATTACH:
+		case REC_STACK:
+		case REC_MAPPING:
 			return decode(rd, type, len, r);
 		case CAPTURE_REC_META:
 			if (len < CAPTURE_META_FIXED)

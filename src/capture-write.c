@@ -131,7 +131,36 @@ capture_write(struct capture_writer *w, const struct record *r)
 		put_le64(buf + 28, r->call.size);
 		put_le64(buf + 36, r->call.old_ptr);
 		len = CAPTURE_CALL_LEN;
+		if (r->call.stack_id) {
+			put_le32(buf + 44, r->call.stack_id);
+			len = CAPTURE_CALL_STACK_LEN;
+		}
 		break;
+	case REC_STACK: {
+		uint32_t i;
+
+		put_le32(buf + 16, r->stack.id);
+		for (i = 0; i < r->stack.nframes; i++)
+			put_le64(buf + CAPTURE_STACK_MIN + 8 * i, r->stack.frames[i]);
+		len = CAPTURE_STACK_MIN + 8 * (size_t)r->stack.nframes;
+		break;
+	}
+	case REC_MAPPING: {
+		size_t n = strlen(r->mapping.path);
+
+		put_le64(buf + 16, r->mapping.start);
+		put_le64(buf + 24, r->mapping.end);
+		put_le64(buf + 32, r->mapping.offset);
+		buf[40] = r->mapping.build_id_len;
+		memset(buf + 41, 0, BUILD_ID_MAX);
+		memcpy(buf + 41, r->mapping.build_id, r->mapping.build_id_len);
+		len = CAPTURE_MAPPING_MIN;
+		if (n > sizeof(buf) - len)
+			n = sizeof(buf) - len;
+		memcpy(buf + len, r->mapping.path, n);
+		len += n;
+		break;
+	}
 	case REC_FORK:
 		put_le32(buf + 16, r->fork.child);
 		len = CAPTURE_FORK_LEN;
@@ -171,6 +200,7 @@ capture_finish(struct capture_writer *w, struct capture_end *end)
 	put_le64(buf + 36, end->pressure_stops);
 	put_le32(buf + 44, end->flags);
 	put_le64(buf + 48, end->unstoppable_processes);
+	put_le64(buf + 56, end->dropped_stacks);
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
 	err = w->error;

@@ -24,6 +24,7 @@ struct capture_end {
 	uint64_t pressure_stops;	/* hold-drain-release cycles */
 	uint32_t flags;			/* CAPTURE_END_* */
 	uint64_t unstoppable_processes;	/* no room in the tracked set */
+	uint64_t dropped_stacks;	/* allocations recorded without a stack */
 	int32_t exit_status;		/* the workload's wait status */
 };
 

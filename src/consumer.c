@@ -6,6 +6,7 @@
 #include "probe-attach.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -24,9 +25,30 @@ consumer_now(const struct consumer *c)
 	return monotonic_ns() - c->start_ns;
 }
 
-static void
-send_record(struct consumer *c, const struct ms_event *e)
+/* A call's stack goes to the capture once, before the first call of it. */
+static uint32_t
+stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames,
+	    uint32_t nframes)
 {
+	struct record r = { .type = REC_STACK, .pid = e->pid, .tid = e->tid };
+	bool added;
+
+	if (!nframes)
+		return 0;
+	r.stack.id = stack_table_intern(&c->stacks, frames, nframes, &added);
+	if (added) {
+		r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
+		r.stack.nframes = nframes;
+		r.stack.frames = frames;
+		c->sink(c->sink_ctx, &r);
+	}
+	return r.stack.id;
+}
+
+static void
+send_record(struct consumer *c, const struct ms_stack_event *se, uint32_t nframes)
+{
+	const struct ms_event *e = &se->event;
 	struct record r = {
 		.type = REC_CALL,
 		.pid = e->pid,
@@ -39,6 +61,7 @@ send_record(struct consumer *c, const struct ms_event *e)
 		},
 	};
 
+	r.call.stack_id = stack_id_of(c, e, (const uint64_t *)se->frames, nframes);
 	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
 }
@@ -51,16 +74,20 @@ static int
 on_event(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
-	const struct ms_event *e = data;
+	const struct ms_stack_event *se = data;
+	uint32_t nframes;
 
-	if (size < sizeof(*e))
+	if (size < sizeof(se->event) || size > sizeof(*se) ||
+	    (size - sizeof(se->event)) % sizeof(se->frames[0]))
 		return -EINVAL;
-	if (e->time_ns > c->limit_ns) {
-		c->held = *e;
+	nframes = (uint32_t)((size - sizeof(se->event)) / sizeof(se->frames[0]));
+	if (se->event.time_ns > c->limit_ns) {
+		memcpy(&c->held, se, size);
+		c->held_frames = nframes;
 		c->has_held = true;
 		return -EAGAIN;
 	}
-	send_record(c, e);
+	send_record(c, se, nframes);
 	return 0;
 }
 
@@ -90,6 +117,8 @@ load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
 	*what = "size the BPF maps";
 	skel->rodata->wake_bytes = cfg->wake_bytes;
 	skel->rodata->watermark_bytes = cfg->watermark_bytes;
+	skel->rodata->stack_depth = cfg->stack_depth;
+	skel->rodata->stack_room_bytes = cfg->stack_room_bytes;
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);
@@ -132,6 +161,7 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	int err;
 
 	c->ring = NULL;
+	stack_table_init(&c->stacks);
 	c->sink = sink;
 	c->sink_ctx = sink_ctx;
 	c->start_ns = monotonic_ns();
@@ -172,6 +202,7 @@ consumer_close(struct consumer *c)
 	c->ring = NULL;
 	memsup_bpf__destroy(c->skel);
 	c->skel = NULL;
+	stack_table_free(&c->stacks);
 }
 
 int
@@ -187,10 +218,10 @@ consumer_drain_until(struct consumer *c, uint64_t limit_ns)
 
 	c->limit_ns = limit_ns == UINT64_MAX ? UINT64_MAX : c->start_ns + limit_ns;
 	if (c->has_held) {
-		if (c->held.time_ns > c->limit_ns)
+		if (c->held.event.time_ns > c->limit_ns)
 			return 0;
 		c->has_held = false;
-		send_record(c, &c->held);
+		send_record(c, &c->held, c->held_frames);
 	}
 	n = ring_buffer__consume(c->ring);
 	return n < 0 && n != -EAGAIN ? n : 0;
@@ -262,4 +293,10 @@ uint64_t
 consumer_lost_calls(const struct consumer *c)
 {
 	return __atomic_load_n(&c->skel->bss->lost_calls, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumer_dropped_stacks(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->dropped_stacks, __ATOMIC_RELAXED);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "memsup.h"
+#include "stack-table.h"
 
 struct record;
 struct memsup_bpf;
@@ -33,8 +34,10 @@ struct consumer {
 	record_sink sink;
 	void *sink_ctx;
 	uint64_t limit_ns;	/* of the drain under way, CLOCK_MONOTONIC */
-	struct ms_event held;	/* the first record past the last limit */
+	struct ms_stack_event held;	/* the first record past the last limit */
+	uint32_t held_frames;
 	bool has_held;
+	struct stack_table stacks;	/* the stacks sent so far */
 };
 
 struct consumer_config {
@@ -44,6 +47,8 @@ struct consumer_config {
 	size_t watermark_bytes;		/* raise the latch past this; 0: never */
 	size_t max_threads;		/* inside an allocator call at once */
 	size_t max_processes;		/* traced at once */
+	unsigned int stack_depth;	/* frames per allocation; 0: no stacks */
+	size_t stack_room_bytes;	/* ring fill past which stacks are left out */
 };
 
 /*
@@ -82,5 +87,7 @@ uint64_t consumer_lost_records(const struct consumer *c);
 /* The fullest the ring was seen above the watermark, in bytes. */
 uint64_t consumer_max_fill(const struct consumer *c);
 uint64_t consumer_lost_calls(const struct consumer *c);
+/* Allocations recorded without their stack: the ring was too full. */
+uint64_t consumer_dropped_stacks(const struct consumer *c);
 
 #endif

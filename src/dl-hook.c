@@ -64,7 +64,7 @@ find_linker_file(void *ctx, const struct proc_mapping *m)
 }
 
 static void
-find_debug_state(void *ctx, const char *name, uint64_t vaddr)
+find_debug_state(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	if (!strcmp(name, "_dl_debug_state"))
 		*(uint64_t *)ctx = vaddr;

@@ -3,6 +3,7 @@
 #include "elf-functions.h"
 
 #include <stddef.h>
+#include <string.h>
 
 Elf *
 elf_open_fd(int fd)
@@ -20,8 +21,8 @@ elf_open_fd(int fd)
 }
 
 void
-elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t vaddr),
-		     void *ctx)
+elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t vaddr,
+					  uint64_t size), void *ctx)
 {
 	Elf_Scn *scn = NULL;
 
@@ -46,7 +47,34 @@ elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t 
 				continue;
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 			if (name)
-				fn(ctx, name, sym.st_value);
+				fn(ctx, name, sym.st_value, sym.st_size);
 		}
 	}
+}
+
+size_t
+elf_build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		GElf_Nhdr nhdr;
+		Elf_Data *data;
+		size_t offset = 0, name_at, desc_at;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((offset = gelf_getnote(data, offset, &nhdr, &name_at, &desc_at))) {
+			size_t n = nhdr.n_descsz < max ? nhdr.n_descsz : max;
+
+			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_at, "GNU", 4))
+				continue;
+			memcpy(out, (const char *)data->d_buf + desc_at, n);
+			return n;
+		}
+	}
+	return 0;
 }

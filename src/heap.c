@@ -5,6 +5,7 @@
 #include "record.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * A forked child starts with a copy of its parent's heap.  Those blocks
@@ -13,6 +14,65 @@
  */
 #define HEAP_INHERITED (1ULL << 63)
 
+/*
+ * A live block's value: its size in the low 40 bits (a larger one counts
+ * as 1 TiB - 1), the site that allocated it above, and HEAP_INHERITED.
+ */
+#define HEAP_SIZE_BITS 40
+#define HEAP_SIZE_MAX ((1ULL << HEAP_SIZE_BITS) - 1)
+#define HEAP_SITE_MAX ((1ULL << (63 - HEAP_SIZE_BITS)) - 1)
+
+static uint64_t
+block_value(uint64_t size, uint32_t site)
+{
+	return (size < HEAP_SIZE_MAX ? size : HEAP_SIZE_MAX) |
+	       (uint64_t)(site < HEAP_SITE_MAX ? site : 0) << HEAP_SIZE_BITS;
+}
+
+static uint64_t
+block_size(uint64_t value)
+{
+	return value & HEAP_SIZE_MAX;
+}
+
+static uint32_t
+block_site(uint64_t value)
+{
+	return (uint32_t)((value & ~HEAP_INHERITED) >> HEAP_SIZE_BITS);
+}
+
+static struct heap_site *
+site_of(struct heap_model *h, uint32_t site)
+{
+	if (site >= h->nsites) {
+		size_t n = h->nsites ? h->nsites : 64;
+
+		while (n <= site)
+			n *= 2;
+		h->sites = xreallocarray(h->sites, n, sizeof(*h->sites));
+		memset(h->sites + h->nsites, 0, (n - h->nsites) * sizeof(*h->sites));
+		h->nsites = n;
+	}
+	return &h->sites[site];
+}
+
+/*
+ * A site's live bytes are about to change: if the tree has peaked since
+ * they last did, they are what the site held at that peak.  So the
+ * contribution to the last peak is known without a copy at every peak.
+ */
+static void
+site_live_add(struct heap_model *h, uint32_t site, int64_t bytes)
+{
+	struct heap_site *st = site_of(h, site);
+
+	if (st->peak_version != h->peak_version) {
+		st->live_at_peak = st->live_bytes;
+		st->peak_version = h->peak_version;
+	}
+	st->live_bytes += (uint64_t)bytes;
+}
+
 void
 heap_init(struct heap_model *h)
 {
@@ -20,6 +80,9 @@ heap_init(struct heap_model *h)
 	h->procs = NULL;
 	h->nprocs = 0;
 	h->tree = (struct heap_stats){ 0 };
+	h->sites = NULL;
+	h->nsites = 0;
+	h->peak_version = 0;
 }
 
 void
@@ -33,6 +96,7 @@ heap_free(struct heap_model *h)
 		free(h->procs[i]);
 	}
 	free(h->procs);
+	free(h->sites);
 	u64map_free(&h->running);
 }
 
@@ -77,20 +141,35 @@ note_peak(struct heap_stats *st, uint64_t time_ns)
 	}
 }
 
+/* A block leaves the live heap: freed, or its address space gone. */
+static void
+block_gone(struct heap_model *h, struct heap_process *p, uint64_t value)
+{
+	uint64_t size = block_size(value);
+
+	p->stats.live_bytes -= size;
+	p->stats.live_blocks--;
+	h->tree.live_bytes -= size;
+	h->tree.live_blocks--;
+	site_live_add(h, block_site(value), -(int64_t)size);
+}
+
 static void
 block_allocated(struct heap_model *h, struct heap_process *p,
-		uint64_t ptr, uint64_t size, uint64_t time_ns)
+		uint64_t ptr, uint64_t size, uint32_t site, uint64_t time_ns)
 {
-	uint64_t old;
+	struct heap_site *st;
+	uint64_t old, peak = h->tree.peak_bytes;
 
 	/* An address handed out twice means its free was not seen. */
-	if (u64map_remove(&p->live, ptr, &old) && !(old & HEAP_INHERITED)) {
-		p->stats.live_bytes -= old;
-		p->stats.live_blocks--;
-		h->tree.live_bytes -= old;
-		h->tree.live_blocks--;
-	}
-	u64map_put(&p->live, ptr, size);
+	if (u64map_remove(&p->live, ptr, &old) && !(old & HEAP_INHERITED))
+		block_gone(h, p, old);
+	size = block_size(block_value(size, site));
+	u64map_put(&p->live, ptr, block_value(size, site));
+	site_live_add(h, site, (int64_t)size);
+	st = site_of(h, site);
+	st->allocs++;
+	st->bytes_allocated += size;
 	p->stats.allocs++;
 	p->stats.bytes_allocated += size;
 	p->stats.live_bytes += size;
@@ -101,26 +180,24 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 	h->tree.live_blocks++;
 	note_peak(&p->stats, time_ns);
 	note_peak(&h->tree, time_ns);
+	if (h->tree.peak_bytes > peak)
+		h->peak_version++;
 }
 
 static void
 block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr)
 {
-	uint64_t size;
+	uint64_t value;
 
-	if (!u64map_remove(&p->live, ptr, &size)) {
+	if (!u64map_remove(&p->live, ptr, &value)) {
 		p->stats.unknown_frees++;
 		h->tree.unknown_frees++;
 		return;
 	}
 	p->stats.frees++;
 	h->tree.frees++;
-	if (size & HEAP_INHERITED)
-		return;
-	p->stats.live_bytes -= size;
-	p->stats.live_blocks--;
-	h->tree.live_bytes -= size;
-	h->tree.live_blocks--;
+	if (!(value & HEAP_INHERITED))
+		block_gone(h, p, value);
 }
 
 static void
@@ -146,7 +223,7 @@ apply_call(struct heap_model *h, const struct record *r)
 			break;
 		if (ptr) {
 			block_freed(h, p, old);
-			block_allocated(h, p, ptr, r->call.size, r->time_ns);
+			block_allocated(h, p, ptr, r->call.size, r->call.site, r->time_ns);
 		} else if (r->call.size == 0) {
 			/* glibc: realloc(p, 0) frees p and returns NULL */
 			block_freed(h, p, old);
@@ -157,19 +234,28 @@ apply_call(struct heap_model *h, const struct record *r)
 		return;
 	}
 	if (ptr)
-		block_allocated(h, p, ptr, r->call.size, r->time_ns);
+		block_allocated(h, p, ptr, r->call.size, r->call.site, r->time_ns);
 	else
 		call_failed(h, p);
 }
 
 /* The process's blocks leave the tree's live heap with its address space. */
 static void
-release_blocks(struct heap_model *h, struct heap_process *p)
+release_blocks(struct heap_model *h, struct heap_process *p, bool leaked)
 {
-	h->tree.live_bytes -= p->stats.live_bytes;
-	h->tree.live_blocks -= p->stats.live_blocks;
-	p->stats.live_bytes = 0;
-	p->stats.live_blocks = 0;
+	struct u64map_slot *s;
+
+	u64map_foreach(&p->live, s) {
+		if (s->value & HEAP_INHERITED)
+			continue;
+		if (leaked) {
+			struct heap_site *st = site_of(h, block_site(s->value));
+
+			st->leaked_bytes += block_size(s->value);
+			st->leaked_blocks++;
+		}
+		block_gone(h, p, s->value);
+	}
 	u64map_free(&p->live);
 }
 
@@ -192,7 +278,7 @@ apply_exec(struct heap_model *h, const struct record *r)
 	struct heap_process *p = process_of(h, r->pid, false);
 
 	/* The old image's heap is gone with its address space. */
-	release_blocks(h, p);
+	release_blocks(h, p, false);
 	p->untraced = false;
 	free(p->image);
 	p->image = xstrdup(r->exec.path);
@@ -209,7 +295,7 @@ apply_exit(struct heap_model *h, const struct record *r)
 	h->tree.leaked_blocks += p->stats.live_blocks;
 	p->exited = true;
 	p->wait_status = r->exit.wait_status;
-	release_blocks(h, p);
+	release_blocks(h, p, true);
 	u64map_remove(&h->running, p->pid, NULL);
 }
 
@@ -230,5 +316,19 @@ heap_apply(struct heap_model *h, const struct record *r)
 	case REC_EXIT:
 		apply_exit(h, r);
 		break;
+	case REC_STACK:		/* where calls come from, for the reports */
+	case REC_MAPPING:
+		break;
 	}
+}
+
+uint64_t
+heap_site_peak_bytes(const struct heap_model *h, uint32_t site)
+{
+	const struct heap_site *st;
+
+	if (site >= h->nsites)
+		return 0;
+	st = &h->sites[site];
+	return st->peak_version == h->peak_version ? st->live_at_peak : st->live_bytes;
 }

@@ -39,10 +39,21 @@ struct heap_process {
 	bool untraced;
 	bool exited;
 	int wait_status;
-	/* address -> requested size, with HEAP_INHERITED for blocks copied
-	 * from the parent at fork */
+	/* address -> requested size and site, with HEAP_INHERITED for blocks
+	 * copied from the parent at fork (heap.c packs them) */
 	struct u64map live;
 	struct heap_stats stats;
+};
+
+/* What the blocks of one allocation site (record.call.site) did. */
+struct heap_site {
+	uint64_t allocs;
+	uint64_t bytes_allocated;
+	uint64_t live_bytes;
+	uint64_t leaked_bytes;		/* live when their process exited */
+	uint64_t leaked_blocks;
+	uint64_t live_at_peak;		/* see heap_site_peak_bytes() */
+	uint64_t peak_version;
 };
 
 struct heap_model {
@@ -50,10 +61,15 @@ struct heap_model {
 	struct heap_process **procs;	/* every process, in order of appearance */
 	size_t nprocs;
 	struct heap_stats tree;		/* counts summed; peak of the summed live heap */
+	struct heap_site *sites;	/* by site; site 0 is "no stack" */
+	size_t nsites;
+	uint64_t peak_version;		/* how many times the tree peaked */
 };
 
 void heap_init(struct heap_model *h);
 void heap_free(struct heap_model *h);
 void heap_apply(struct heap_model *h, const struct record *r);
+/* The bytes the blocks of site held when the tree's live heap peaked. */
+uint64_t heap_site_peak_bytes(const struct heap_model *h, uint32_t site);
 
 #endif

@@ -5,6 +5,7 @@
 #include "pressure.h"
 #include "report.h"
 #include "run.h"
+#include "memsup.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,8 +17,9 @@
 /* Defaults; doc/design.md explains the sizes. */
 enum {
 	DEFAULT_RING_BYTES = 16 << 20,
-	DEFAULT_MAX_THREADS = 16384,
+	DEFAULT_MAX_THREADS = 4096,
 	DEFAULT_MAX_PROCESSES = 16384,
+	DEFAULT_STACK_DEPTH = 64,
 	MAX_MAP_ENTRIES = 1 << 24,
 };
 
@@ -60,12 +62,18 @@ usage(FILE *out)
 	      "                     auto picks session links where they work\n"
 	      "      --max-threads=N\n"
 	      "                     threads that can be inside an allocator call\n"
-	      "                     at once (default: 16384); a call past that is\n"
+	      "                     at once (default: 4096); a call past that is\n"
 	      "                     lost and counted\n"
 	      "      --max-processes=N\n"
 	      "                     with --pressure-timeout: processes that can be\n"
 	      "                     traced at once (default: 16384); one past that\n"
 	      "                     cannot be stopped and fails the capture\n"
+	      "      --stack=auto|fp|none\n"
+	      "                     take each allocation's call stack by walking\n"
+	      "                     frame pointers (auto, fp: the default), or not\n"
+	      "      --stack-depth=N\n"
+	      "                     at most N frames of each stack, 1 to 127\n"
+	      "                     (default: 64)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"
@@ -151,7 +159,7 @@ static void
 version(void)
 {
 	printf("memsup %s\n"
-	       "features: libbpf %s, per-process uprobes, stack traces: none\n",
+	       "features: libbpf %s, per-process uprobes, stack traces: frame pointers\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION);
 }
 
@@ -171,6 +179,8 @@ main(int argc, char **argv)
 		{ "watermark", required_argument, NULL, 'w' },
 		{ "max-threads", required_argument, NULL, 'T' },
 		{ "max-processes", required_argument, NULL, 'M' },
+		{ "stack", required_argument, NULL, 'S' },
+		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -180,9 +190,11 @@ main(int argc, char **argv)
 			.ring_bytes = DEFAULT_RING_BYTES,
 			.max_threads = DEFAULT_MAX_THREADS,
 			.max_processes = DEFAULT_MAX_PROCESSES,
+			.stack_depth = DEFAULT_STACK_DEPTH,
 		},
 	};
 	uint64_t watermark = 0;
+	bool stacks = true;
 	int c;
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
@@ -253,6 +265,27 @@ main(int argc, char **argv)
 				o.bpf.max_threads = n;
 			else
 				o.bpf.max_processes = n;
+			break;
+		}
+		case 'S':
+			if (!strcmp(optarg, "auto") || !strcmp(optarg, "fp")) {
+				stacks = true;
+			} else if (!strcmp(optarg, "none")) {
+				stacks = false;
+			} else {
+				error_msg("--stack takes auto, fp or none, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'D': {
+			size_t n = parse_map_size(optarg);
+
+			if (!n || n > MS_STACK_MAX) {
+				error_msg("--stack-depth takes a number from 1 to %d, not '%s'",
+					  MS_STACK_MAX, optarg);
+				return MS_EXIT_FAILURE;
+			}
+			o.bpf.stack_depth = (unsigned int)n;
 			break;
 		}
 		case 'l':
@@ -327,6 +360,10 @@ main(int argc, char **argv)
 		o.bpf.wake_bytes = 1;
 	if (o.pressure_timeout_ns)
 		o.bpf.watermark_bytes = watermark;
+	/* Stacks give way first: past the watermark, or half the ring. */
+	o.bpf.stack_room_bytes = o.pressure_timeout_ns ? watermark : o.bpf.ring_bytes / 2;
+	if (!stacks)
+		o.bpf.stack_depth = 0;
 	if (!o.attach_pid) {
 		o.argc = argc - optind;
 		o.argv = argv + optind;

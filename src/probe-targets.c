@@ -53,7 +53,7 @@ found(struct elf_scan *scan, uint64_t vaddr, uint64_t shape, size_t rank)
 }
 
 static void
-on_function(void *ctx, const char *name, uint64_t vaddr)
+on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	uint64_t shape;
 	size_t rank;

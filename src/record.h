@@ -16,7 +16,11 @@ enum record_type {
 	REC_EXEC,		/* pid now runs a new image */
 	REC_EXIT,		/* pid is gone */
 	REC_ATTACH,		/* memsup -p: pid, running path, traced from now */
+	REC_STACK,		/* a new entry of the stack table */
+	REC_MAPPING,		/* pid maps part of a file for execution */
 };
+
+#define BUILD_ID_MAX 20
 
 struct record {
 	enum record_type type;
@@ -29,7 +33,21 @@ struct record {
 			uint64_t ptr;
 			uint64_t size;
 			uint64_t old_ptr;
+			uint32_t stack_id;	/* 0: none */
+			uint32_t site;	/* set by the reports; 0: none */
 		} call;
+		struct {
+			uint32_t id;	/* from 1, in order */
+			uint32_t nframes;
+			const uint64_t *frames;	/* return addresses, innermost first */
+		} stack;
+		struct {
+			uint64_t start, end;	/* addresses */
+			uint64_t offset;	/* in the file, of start */
+			uint8_t build_id_len;	/* 0: none */
+			uint8_t build_id[BUILD_ID_MAX];
+			const char *path;
+		} mapping;
 		struct {
 			uint32_t child;
 		} fork;

@@ -117,6 +117,9 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (end->unstoppable_processes)
 		fprintf(out, "  unstoppable processes: %" PRIu64 "\n",
 			end->unstoppable_processes);
+	if (end->dropped_stacks)
+		fprintf(out, "  stacks left out: %" PRIu64 " (the ring was full)\n",
+			end->dropped_stacks);
 }
 
 void
@@ -131,8 +134,32 @@ event_print(FILE *out, const struct record *r)
 		if (r->call.call == MS_CALL_REALLOC ||
 		    r->call.call == MS_CALL_REALLOCARRAY)
 			fprintf(out, " old=0x%" PRIx64, r->call.old_ptr);
-		fprintf(out, " ptr=0x%" PRIx64 "\n", r->call.ptr);
+		fprintf(out, " ptr=0x%" PRIx64, r->call.ptr);
+		if (r->call.stack_id)
+			fprintf(out, " stack=%" PRIu32, r->call.stack_id);
+		fputc('\n', out);
 		break;
+	case REC_STACK: {
+		uint32_t i;
+
+		fprintf(out, "Stack id=%" PRIu32 " frames=", r->stack.id);
+		for (i = 0; i < r->stack.nframes; i++)
+			fprintf(out, "%s0x%" PRIx64, i ? "," : "", r->stack.frames[i]);
+		fputc('\n', out);
+		break;
+	}
+	case REC_MAPPING: {
+		uint8_t i;
+
+		fprintf(out, "Mapping start=0x%" PRIx64 " end=0x%" PRIx64
+			" offset=0x%" PRIx64 " build-id=", r->mapping.start,
+			r->mapping.end, r->mapping.offset);
+		for (i = 0; i < r->mapping.build_id_len; i++)
+			fprintf(out, "%02x", r->mapping.build_id[i]);
+		fprintf(out, "%s path=%s\n", r->mapping.build_id_len ? "" : "-",
+			r->mapping.path);
+		break;
+	}
 	case REC_FORK:
 		fprintf(out, "Fork child=%u\n", r->fork.child);
 		break;

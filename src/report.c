@@ -5,22 +5,31 @@
 #include "error.h"
 #include "heap.h"
 #include "record.h"
+#include "report-sites.h"
 #include "report-text.h"
+#include "sites.h"
+#include "symbolize.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup report [--events] FILE\n"
-	      "Print the summary of a capture, or with --events every record\n"
-	      "in order, one per line.\n"
+	fputs("Usage: memsup report [--events] [-n N] FILE\n"
+	      "Print the summary of a capture and its top allocation sites, or\n"
+	      "with --events every record in order, one per line.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
+	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
+	      "                0 shows none)\n"
+	      "      --debug-dir=DIR\n"
+	      "                look for separate debug files under DIR\n"
+	      "                (default: /usr/lib/debug)\n"
 	      "  -h, --help    show this help and exit\n", out);
 }
 
@@ -29,21 +38,39 @@ report_main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "debug-dir", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct capture_reader *rd;
 	struct heap_model heap;
+	struct symbolizer symbolizer;
+	struct sites sites;
 	struct record r;
 	bool events = false;
+	unsigned long top = 5;
+	const char *debug_dir = NULL;
+	char *end;
 	const char *path;
 	int c, n, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+eh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+en:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = true;
+			break;
+		case 'n':
+			errno = 0;
+			top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				error_msg("report: -n takes a number, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'g':
+			debug_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -67,11 +94,15 @@ report_main(int argc, char **argv)
 		return MS_EXIT_READ_ERROR;
 	}
 	heap_init(&heap);
+	sites_init(&sites);
+	symbolizer_init(&symbolizer, debug_dir);
 	while ((n = capture_next(rd, &r)) > 0) {
-		if (events)
+		if (events) {
 			event_print(stdout, &r);
-		else
-			heap_apply(&heap, &r);
+			continue;
+		}
+		sites_apply(&sites, &r);
+		heap_apply(&heap, &r);
 	}
 	if (n < 0) {
 		error_msg("%s: %s", path, capture_error(rd));
@@ -79,7 +110,11 @@ report_main(int argc, char **argv)
 	} else if (!events) {
 		printf("command: %s\n", capture_command(rd));
 		summary_print(stdout, &heap, capture_totals(rd));
+		if (top && sites.resolved.count)
+			sites_print(stdout, &heap, &sites, &symbolizer, top);
 	}
+	symbolizer_free(&symbolizer);
+	sites_free(&sites);
 	heap_free(&heap);
 	capture_close(rd);
 	if (fflush(stdout) && !ret) {

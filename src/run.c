@@ -15,6 +15,7 @@
 #include "heap.h"
 #include "launch.h"
 #include "link-reaper.h"
+#include "mappings.h"
 #include "pressure.h"
 #include "privileges.h"
 #include "probe-attach.h"
@@ -40,6 +41,7 @@ struct traced_process {
 	struct image_targets targets;
 	struct process_probes probes;
 	struct dl_hook hook;
+	struct u64map mapped;		/* recorded mappings: start -> inode */
 };
 
 struct session {
@@ -53,6 +55,7 @@ struct session {
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
+	bool stacks;			/* record stacks, and mappings for them */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	int capture_error;
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
@@ -120,6 +123,12 @@ attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
  * dynamic linker's hook, the libraries too.
  */
 static void
+emit_mapping(void *ctx, struct record *r)
+{
+	emit_process_record(ctx, r);
+}
+
+static void
 probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const char *why = "";
@@ -129,6 +138,9 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 		mark_untraced(s, pid, why, err);
 	else
 		attach_targets(s, pid, tp);
+	/* The mappings serve to symbolize stacks. */
+	if (s->stacks)
+		mappings_record_new(pid, &tp->mapped, emit_mapping, s);
 }
 
 /*
@@ -187,6 +199,7 @@ untrace(struct traced_process *tp)
 {
 	process_probes_release(&tp->probes);
 	image_targets_free(&tp->targets);
+	u64map_free(&tp->mapped);
 	free(tp);
 }
 
@@ -214,6 +227,7 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	image_targets_free(&tp->targets);
 	image_targets_copy(&tp->targets, &traced(s, parent)->targets);
 	tp->hook = traced(s, parent)->hook;
+	u64map_copy(&tp->mapped, &traced(s, parent)->mapped);
 	/*
 	 * Perf links filter by address space: a vfork child's calls already
 	 * reach its parent's, and links of its own would count them twice.
@@ -280,6 +294,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	consumer_forget_thread(&s->consumer, pid);
 	consumer_forget_thread(&s->consumer, former_tid);
 	emit_process_record(s, &r);
+	u64map_clear(&tp->mapped);
 	probe_new_image(s, pid, tp);
 	warn_if_setid(pid, path);
 }
@@ -597,6 +612,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.lost_calls = consumer_lost_calls(&s->consumer),
 		.untraced_processes = s->untraced,
 		.unstoppable_processes = s->unstoppable,
+		.dropped_stacks = consumer_dropped_stacks(&s->consumer),
 		.pressure_stops = s->pressure.stops,
 		.flags = s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0,
 		.exit_status = s->tracer.root_status,
@@ -664,6 +680,7 @@ run_capture(const struct run_options *o)
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
+	s.stacks = o->bpf.stack_depth > 0;
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 
@@ -733,6 +750,7 @@ out:
 	link_reaper_wait();
 	consumer_close(&s.consumer);
 	probe_targets_release();
+	mappings_release();
 	heap_free(&s.heap);
 	workload_user_free(&wu);
 	free(output);

@@ -166,6 +166,8 @@ normalize() {
 			inside[pid] = 0
 			next
 		}
+		if (what == "Stack" || what == "Mapping")
+			next
 		if (what == "Exit") {
 			if (inside[pid])
 				print proc(pid), "Exit", $5

@@ -207,6 +207,21 @@ static const struct record sample[] = {
 	  .exit = { .wait_status = -1 } },
 	{ .type = REC_EXIT, .time_ns = 17, .pid = 77, .tid = 77,
 	  .exit = { .wait_status = 0x0100 } },	/* exit(1) */
+	{ .type = REC_MAPPING, .time_ns = 18, .pid = 83, .tid = 83,
+	  .mapping = { .start = 0x7f0000000000ULL, .end = 0x7fffffffffffULL,
+		       .offset = 0x123456789abcULL, .build_id_len = 20,
+		       .build_id = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+				     14, 15, 16, 17, 18, 19, 0xff },
+		       .path = "/usr/lib/lib with space.so" } },
+	{ .type = REC_MAPPING, .time_ns = 18, .pid = 83, .tid = 83,
+	  .mapping = { .start = 0x1000, .end = 0x2000, .path = "/no/build-id" } },
+	{ .type = REC_STACK, .time_ns = 19, .pid = 83, .tid = 84,
+	  .stack = { .id = 1, .nframes = 3,
+		     .frames = (const uint64_t[]){ 0x7f0000001234ULL, 1,
+						   UINT64_MAX } } },
+	{ .type = REC_CALL, .time_ns = 19, .pid = 83, .tid = 84,
+	  .call = { .call = MS_CALL_MALLOC, .ptr = 0x1000, .size = 8,
+		    .stack_id = 0xfedcba98U } },
 };
 
 enum { NSAMPLE = sizeof(sample) / sizeof(sample[0]) };
@@ -229,6 +244,10 @@ type_name(enum record_type t)
 		return "EXIT";
 	case REC_ATTACH:
 		return "ATTACH";
+	case REC_STACK:
+		return "STACK";
+	case REC_MAPPING:
+		return "MAPPING";
 	}
 	return "?";
 }
@@ -260,6 +279,28 @@ record_same(const struct record *got, const struct record *want)
 		DIFF(call.ptr, "0x%" PRIx64);
 		DIFF(call.size, "0x%" PRIx64);
 		DIFF(call.old_ptr, "0x%" PRIx64);
+		DIFF(call.stack_id, "%" PRIu32);
+		break;
+	case REC_STACK:
+		DIFF(stack.id, "%" PRIu32);
+		DIFF(stack.nframes, "%" PRIu32);
+		if (same && memcmp(got->stack.frames, want->stack.frames,
+				   want->stack.nframes * sizeof(uint64_t))) {
+			tap_diag("  stack.frames differ");
+			same = false;
+		}
+		break;
+	case REC_MAPPING:
+		DIFF(mapping.start, "0x%" PRIx64);
+		DIFF(mapping.end, "0x%" PRIx64);
+		DIFF(mapping.offset, "0x%" PRIx64);
+		DIFF(mapping.build_id_len, "%u");
+		if (memcmp(got->mapping.build_id, want->mapping.build_id,
+			   want->mapping.build_id_len) ||
+		    strcmp(got->mapping.path, want->mapping.path)) {
+			tap_diag("  mapping.build_id or mapping.path differ");
+			same = false;
+		}
 		break;
 	case REC_FORK:
 		DIFF(fork.child, "%" PRIu32);
@@ -849,7 +890,7 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(81);
+	tap_plan(85);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();

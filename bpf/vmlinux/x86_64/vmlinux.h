@@ -24,6 +24,11 @@ typedef __u32 __be32;
 typedef __u32 __wsum;
 typedef _Bool bool;
 
+enum {
+	false = 0,
+	true = 1,
+};
+
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
@@ -42,6 +47,10 @@ enum {
 
 enum {
 	BPF_RB_AVAIL_DATA = 0,
+};
+
+enum {
+	BPF_F_USER_STACK = 256,
 };
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a process maps for execution, as MAPPING records: the files, where,
+ * and their build-ids, so that a report can symbolize the stacks after
+ * the process is gone, on this machine or another.
+ */
+#ifndef MEMSUP_MAPPINGS_H
+#define MEMSUP_MAPPINGS_H
+
+#include <sys/types.h>
+#include "u64map.h"
+
+struct record;
+
+/*
+ * Calls emit with a MAPPING record for each executable file mapping of
+ * pid that *seen (start address -> inode) does not hold yet, and adds it.
+ */
+void mappings_record_new(pid_t pid, struct u64map *seen,
+			 void (*emit)(void *ctx, struct record *r), void *ctx);
+/* Frees the cache of build-ids. */
+void mappings_release(void);
+
+#endif

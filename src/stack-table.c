@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "stack-table.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+stack_table_init(struct stack_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	u64map_init(&t->by_hash);
+}
+
+void
+stack_table_free(struct stack_table *t)
+{
+	u64map_free(&t->by_hash);
+	free(t->frames);
+	free(t->stacks);
+	memset(t, 0, sizeof(*t));
+}
+
+/* FNV-1a over the frames; never 0, which u64map takes for empty. */
+static uint64_t
+hash_frames(const uint64_t *frames, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= frames[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h ? h : 1;
+}
+
+const uint64_t *
+stack_table_get(const struct stack_table *t, uint32_t id, uint32_t *n)
+{
+	if (!id || id > t->count)
+		return NULL;
+	*n = t->stacks[id - 1].n;
+	return t->frames + t->stacks[id - 1].at;
+}
+
+static bool
+same_stack(const struct stack_table *t, uint32_t id, const uint64_t *frames, uint32_t n)
+{
+	uint32_t have;
+	const uint64_t *f = stack_table_get(t, id, &have);
+
+	return f && have == n && !memcmp(f, frames, n * sizeof(*frames));
+}
+
+uint32_t
+stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
+		   bool *added)
+{
+	uint64_t h = hash_frames(frames, n);
+	struct u64map_slot *s;
+
+	/* Another stack with the same hash takes the next key. */
+	while ((s = u64map_find(&t->by_hash, h))) {
+		if (same_stack(t, (uint32_t)s->value, frames, n)) {
+			*added = false;
+			return (uint32_t)s->value;
+		}
+		h = h + 1 ? h + 1 : 1;
+	}
+	if (t->nframes + n > t->frames_cap) {
+		t->frames_cap = 2 * (t->nframes + n) + 64;
+		t->frames = xreallocarray(t->frames, t->frames_cap, sizeof(*t->frames));
+	}
+	memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
+	t->stacks = xreallocarray(t->stacks, t->count + 1, sizeof(*t->stacks));
+	t->stacks[t->count].at = t->nframes;
+	t->stacks[t->count].n = n;
+	t->nframes += n;
+	t->count++;
+	u64map_put(&t->by_hash, h, t->count);
+	*added = true;
+	return t->count;
+}

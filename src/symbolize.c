@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "symbolize.h"
+#include "elf-functions.h"
+#include "error.h"
+#include "sites.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef HAVE_DEMANGLE
+#include <libiberty/demangle.h>
+#endif
+
+struct symbol {
+	uint64_t addr, size;
+	char *name;
+	bool demangled;
+};
+
+struct symbol_file {
+	const char *why;	/* NULL when symbols were found */
+	GElf_Phdr *loads;	/* of the file mapped, for offsets to addresses */
+	size_t nloads;
+	struct symbol *syms;	/* sorted by address */
+	size_t nsyms;
+};
+
+void
+symbolizer_init(struct symbolizer *z, const char *debug_dir)
+{
+	z->files = NULL;
+	z->nfiles = 0;
+	z->debug_dir = debug_dir ? debug_dir : "/usr/lib/debug";
+}
+
+static void
+file_free(struct symbol_file *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nsyms; i++)
+		free(f->syms[i].name);
+	free(f->syms);
+	free(f->loads);
+	free(f);
+}
+
+void
+symbolizer_free(struct symbolizer *z)
+{
+	uint32_t i;
+
+	for (i = 0; i < z->nfiles; i++)
+		file_free(z->files[i]);
+	free(z->files);
+	z->files = NULL;
+	z->nfiles = 0;
+}
+
+static void
+add_symbol(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
+{
+	struct symbol_file *f = ctx;
+
+	f->syms = xreallocarray(f->syms, f->nsyms + 1, sizeof(*f->syms));
+	f->syms[f->nsyms++] = (struct symbol){ .addr = vaddr, .size = size,
+					       .name = xstrdup(name) };
+}
+
+static int
+by_address(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Reads the symbols of path, and its load segments if f has none yet. */
+static bool
+read_file(struct symbol_file *f, const char *path, const struct site_module *m,
+	  bool check_build_id)
+{
+	uint8_t id[BUILD_ID_MAX];
+	size_t nphdrs, i, before = f->nsyms;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf = elf_open_fd(fd);
+	if (!elf || (check_build_id && m->build_id_len &&
+		     (elf_build_id(elf, id, sizeof(id)) != m->build_id_len ||
+		      memcmp(id, m->build_id, m->build_id_len)))) {
+		if (elf)
+			f->why = "a different build of the file is installed";
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	if (!f->loads && !elf_getphdrnum(elf, &nphdrs)) {
+		f->loads = xcalloc(nphdrs, sizeof(*f->loads));
+		for (i = 0; i < nphdrs; i++)
+			if (gelf_getphdr(elf, (int)i, &f->loads[f->nloads]) &&
+			    f->loads[f->nloads].p_type == PT_LOAD)
+				f->nloads++;
+	}
+	elf_foreach_function(elf, add_symbol, f);
+	elf_end(elf);
+	close(fd);
+	return f->nsyms > before;
+}
+
+/* The file's .gnu_debuglink name, or "". */
+static void
+debuglink_of(const char *path, char *name, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	name[0] = '\0';
+	if (fd < 0)
+		return;
+	elf = elf_open_fd(fd);
+	while (elf && !elf_getshdrstrndx(elf, &shstrndx) && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		const char *sname;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(sname = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
+		    strcmp(sname, ".gnu_debuglink") || !(data = elf_getdata(scn, NULL)) ||
+		    !data->d_size)
+			continue;
+		snprintf(name, size, "%.*s", (int)strnlen(data->d_buf, data->d_size),
+			 (const char *)data->d_buf);
+		break;
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+/* a b c d into buf; false if it does not fit. */
+static bool
+joined(char *buf, size_t size, const char *a, const char *b, const char *c, const char *d)
+{
+	return (size_t)snprintf(buf, size, "%s%s%s%s", a, b, c, d) < size;
+}
+
+/*
+ * The separate debug file, found as gdb finds it: by build-id under the
+ * debug directory, else by the .gnu_debuglink name beside the file, in
+ * its .debug directory, or under the debug directory.
+ */
+static void
+read_debug_file(struct symbol_file *f, const struct site_module *m, const char *debug_dir)
+{
+	char path[4096], link[256], dir[4096];
+	const char *slash;
+	int n, i;
+
+	if (!m->build_id_len)
+		return;
+	n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_dir, m->build_id[0]);
+	for (i = 1; i < m->build_id_len && n < (int)sizeof(path) - 3; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", m->build_id[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	if (read_file(f, path, m, true))
+		return;
+	debuglink_of(m->path, link, sizeof(link));
+	slash = strrchr(m->path, '/');
+	if (!link[0] || !slash)
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - m->path), m->path);
+	if (joined(path, sizeof(path), "", dir, "/", link) && read_file(f, path, m, true))
+		return;
+	if (joined(path, sizeof(path), "", dir, "/.debug/", link) &&
+	    read_file(f, path, m, true))
+		return;
+	if (joined(path, sizeof(path), debug_dir, dir, "/", link))
+		read_file(f, path, m, true);
+}
+
+/*
+ * One symbol per address (.symtab and .dynsym repeat each other); one
+ * without a size reaches the next.  An address past a function's size is
+ * in none: with only .dynsym, the nearest exported function below an
+ * address is often not the one it is in.
+ */
+static void
+sort_symbols(struct symbol_file *f)
+{
+	size_t i, kept = 0;
+
+	qsort(f->syms, f->nsyms, sizeof(*f->syms), by_address);
+	for (i = 0; i < f->nsyms; i++) {
+		if (kept && f->syms[kept - 1].addr == f->syms[i].addr) {
+			free(f->syms[i].name);
+			continue;
+		}
+		f->syms[kept++] = f->syms[i];
+	}
+	f->nsyms = kept;
+	for (i = 0; i < f->nsyms; i++)
+		if (!f->syms[i].size)
+			f->syms[i].size = i + 1 < f->nsyms ? f->syms[i + 1].addr - f->syms[i].addr
+							   : 1;
+}
+
+static struct symbol_file *
+load(const struct site_module *m, const char *debug_dir)
+{
+	struct symbol_file *f = xcalloc(1, sizeof(*f));
+
+	read_file(f, m->path, m, true);
+	read_debug_file(f, m, debug_dir);
+	if (f->nsyms) {
+		f->why = NULL;
+		sort_symbols(f);
+	} else if (!f->why) {
+		f->why = access(m->path, R_OK) ? "the file is not here" : "no symbols";
+	}
+	return f;
+}
+
+static bool
+to_address(const struct symbol_file *f, uint64_t offset, uint64_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *p = &f->loads[i];
+
+		if (offset >= p->p_offset && offset - p->p_offset < p->p_filesz) {
+			*addr = offset - p->p_offset + p->p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct symbol *
+find_symbol(const struct symbol_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - f->syms[lo - 1].addr >= f->syms[lo - 1].size)
+		return NULL;
+	return &f->syms[lo - 1];
+}
+
+static void
+demangle(struct symbol *sym)
+{
+#ifdef HAVE_DEMANGLE
+	/*
+	 * Rust first: its legacy names are valid C++ ones too.  Not through
+	 * cplus_demangle, whose xmalloc would clash with memsup's.
+	 */
+	char *plain = rust_demangle(sym->name, DMGL_PARAMS | DMGL_ANSI);
+
+	if (!plain)
+		plain = cplus_demangle_v3(sym->name, DMGL_PARAMS | DMGL_ANSI);
+
+	if (plain) {
+		free(sym->name);
+		sym->name = plain;
+	}
+#endif
+	sym->demangled = true;
+}
+
+const char *
+symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
+	  uint64_t *offset, const char **why)
+{
+	uint32_t module = SITE_FRAME_MODULE(frame);
+	struct symbol_file *f;
+	struct symbol *sym;
+	uint64_t addr;
+
+	if (!module || module > s->nmodules) {
+		*why = "in no file mapped";
+		return NULL;
+	}
+	if (z->nfiles < s->nmodules) {
+		z->files = xreallocarray(z->files, s->nmodules, sizeof(*z->files));
+		memset(z->files + z->nfiles, 0, (s->nmodules - z->nfiles) * sizeof(*z->files));
+		z->nfiles = s->nmodules;
+	}
+	if (!z->files[module - 1])
+		z->files[module - 1] = load(&s->modules[module - 1], z->debug_dir);
+	f = z->files[module - 1];
+	*why = f->why;
+	if (f->why)
+		return NULL;
+	/* A return address: the call is the instruction before it. */
+	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr) ||
+	    !(sym = (struct symbol *)find_symbol(f, addr - 1))) {
+		*why = "in no function";
+		return NULL;
+	}
+	if (!sym->demangled)
+		demangle(sym);
+	*offset = addr - sym->addr;
+	return sym->name;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Symbolization at report time: a (file, offset) frame to the function it
+ * falls in, demangled, from the file's .symtab and .dynsym or from its
+ * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink).  A file
+ * whose build-id is not the one captured is not trusted; a debug file is
+ * taken only if its build-id is.
+ */
+#ifndef MEMSUP_SYMBOLIZE_H
+#define MEMSUP_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sites;
+struct symbol_file;
+
+struct symbolizer {
+	struct symbol_file **files;	/* by module index, loaded when first asked */
+	uint32_t nfiles;
+	const char *debug_dir;		/* /usr/lib/debug, or --debug-dir */
+};
+
+/* debug_dir NULL: /usr/lib/debug. */
+void symbolizer_init(struct symbolizer *z, const char *debug_dir);
+void symbolizer_free(struct symbolizer *z);
+/*
+ * The function a site frame (SITE_FRAME_*) returns into, with the offset
+ * in it, or NULL with *why saying why not.  Valid until the next call.
+ */
+const char *symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
+		      uint64_t *offset, const char **why);
+
+#endif
