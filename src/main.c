@@ -158,9 +158,21 @@ parse_timeout(const char *arg, uint64_t *ns)
 static void
 version(void)
 {
+#ifdef HAVE_DEMANGLE
+	const char *demangling = "libiberty";
+#else
+	const char *demangling = "none";
+#endif
+#ifdef HAVE_LIBDW
+	const char *source_lines = "libdw";
+#else
+	const char *source_lines = "none";
+#endif
+
 	printf("memsup %s\n"
-	       "features: libbpf %s, per-process uprobes, stack traces: frame pointers\n",
-	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION);
+	       "features: libbpf %s, per-process uprobes, stack traces: frame pointers,\n"
+	       "  demangling: %s, source lines: %s\n",
+	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION, demangling, source_lines);
 }
 
 int

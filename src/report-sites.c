@@ -39,10 +39,14 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 		uint32_t module = SITE_FRAME_MODULE(frames[i]);
 		const char *path = module ? s->modules[module - 1].path : "?";
 		const char *why, *name;
+		char where[4200];
 		uint64_t offset;
 
-		name = symbolize(z, s, frames[i], &offset, &why);
-		if (name)
+		name = symbolize(z, s, frames[i], &offset, &why, where, sizeof(where));
+		if (name && where[0])
+			fprintf(out, "        %s+0x%" PRIx64 " (%s, %s)\n", name, offset,
+				where, path);
+		else if (name)
 			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", name, offset, path);
 		else
 			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", path,

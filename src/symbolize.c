@@ -13,6 +13,9 @@
 #ifdef HAVE_DEMANGLE
 #include <libiberty/demangle.h>
 #endif
+#ifdef HAVE_LIBDW
+#include <elfutils/libdw.h>
+#endif
 
 struct symbol {
 	uint64_t addr, size;
@@ -26,6 +29,11 @@ struct symbol_file {
 	size_t nloads;
 	struct symbol *syms;	/* sorted by address */
 	size_t nsyms;
+#ifdef HAVE_LIBDW
+	Dwarf *dwarf;		/* of the first file read with line tables */
+	Elf *dwarf_elf;
+	int dwarf_fd;
+#endif
 };
 
 void
@@ -47,6 +55,13 @@ file_free(struct symbol_file *f)
 		free(f->syms[i].name);
 	free(f->syms);
 	free(f->loads);
+#ifdef HAVE_LIBDW
+	if (f->dwarf) {
+		dwarf_end(f->dwarf);
+		elf_end(f->dwarf_elf);
+		close(f->dwarf_fd);
+	}
+#endif
 	free(f);
 }
 
@@ -110,9 +125,35 @@ read_file(struct symbol_file *f, const char *path, const struct site_module *m,
 				f->nloads++;
 	}
 	elf_foreach_function(elf, add_symbol, f);
+#ifdef HAVE_LIBDW
+	/* The file stays open for its line tables. */
+	if (!f->dwarf && (f->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+		f->dwarf_elf = elf;
+		f->dwarf_fd = fd;
+		return f->nsyms > before;
+	}
+#endif
 	elf_end(elf);
 	close(fd);
 	return f->nsyms > before;
+}
+
+/* "file:line" of addr, from the DWARF line tables, or "". */
+static void
+source_line(const struct symbol_file *f, uint64_t addr, char *where, size_t size)
+{
+	where[0] = '\0';
+#ifdef HAVE_LIBDW
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno;
+
+	if (f->dwarf && dwarf_addrdie(f->dwarf, addr, &cu) &&
+	    (line = dwarf_getsrc_die(&cu, addr)) &&
+	    (file = dwarf_linesrc(line, NULL, NULL)) && !dwarf_lineno(line, &lineno))
+		snprintf(where, size, "%s:%d", file, lineno);
+#endif
 }
 
 /* The file's .gnu_debuglink name, or "". */
@@ -286,13 +327,14 @@ demangle(struct symbol *sym)
 
 const char *
 symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
-	  uint64_t *offset, const char **why)
+	  uint64_t *offset, const char **why, char *where, size_t size)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
 	struct symbol_file *f;
 	struct symbol *sym;
 	uint64_t addr;
 
+	where[0] = '\0';
 	if (!module || module > s->nmodules) {
 		*why = "in no file mapped";
 		return NULL;
@@ -317,5 +359,6 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	if (!sym->demangled)
 		demangle(sym);
 	*offset = addr - sym->addr;
+	source_line(f, addr - 1, where, size);
 	return sym->name;
 }

@@ -2,7 +2,8 @@
 /*
  * Symbolization at report time: a (file, offset) frame to the function it
  * falls in, demangled, from the file's .symtab and .dynsym or from its
- * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink).  A file
+ * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink), and the
+ * source line from its DWARF line tables when memsup has libdw.  A file
  * whose build-id is not the one captured is not trusted; a debug file is
  * taken only if its build-id is.
  */
@@ -26,9 +27,10 @@ void symbolizer_init(struct symbolizer *z, const char *debug_dir);
 void symbolizer_free(struct symbolizer *z);
 /*
  * The function a site frame (SITE_FRAME_*) returns into, with the offset
- * in it, or NULL with *why saying why not.  Valid until the next call.
+ * in it and, where DWARF line tables say, the call's "file:line" in where
+ * (else ""); or NULL with *why saying why not.  Valid until the next call.
  */
 const char *symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
-		      uint64_t *offset, const char **why);
+		      uint64_t *offset, const char **why, char *where, size_t size);
 
 #endif
