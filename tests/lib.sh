@@ -82,6 +82,17 @@ skip_all() {
 	exit 0
 }
 
+# not_built WHAT: a fixture configure could not build (no C++ compiler,
+# no jemalloc...): skipped, but a failure when MEMSUP_REQUIRE_BPF=1, as
+# CI installs everything.
+not_built() {
+	if [ "${MEMSUP_REQUIRE_BPF:-0}" = 1 ]; then
+		not_ok "$1: not built, but MEMSUP_REQUIRE_BPF=1 (see configure's output)"
+	else
+		ok "# SKIP $1: not built here (see configure's output)"
+	fi
+}
+
 # Under sudo, memsup runs the workload as the user who ran sudo, who may
 # not enter the private work directory: the tests that want that say so.
 unset SUDO_UID SUDO_GID
