@@ -206,14 +206,16 @@ read_debug_file(struct symbol_file *f, const struct site_module *m, const char *
 	const char *slash;
 	int n, i;
 
-	if (!m->build_id_len)
-		return;
-	n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_dir, m->build_id[0]);
-	for (i = 1; i < m->build_id_len && n < (int)sizeof(path) - 3; i++)
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", m->build_id[i]);
-	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	if (read_file(f, path, m, true))
-		return;
+	if (m->build_id_len) {
+		n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_dir,
+			     m->build_id[0]);
+		for (i = 1; i < m->build_id_len && n < (int)sizeof(path) - 3; i++)
+			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x",
+				      m->build_id[i]);
+		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+		if (read_file(f, path, m, true))
+			return;
+	}
 	debuglink_of(m->path, link, sizeof(link));
 	slash = strrchr(m->path, '/');
 	if (!link[0] || !slash)

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: any bytes, read as an ELF file for its allocator
- * functions, must end in probes inside the file or a clear error, never
- * in a crash, a hang or a sanitizer report.
+ * functions, must end in probes inside the file or a clear error; given
+ * to the symbolizer, in names or a reason why not.  Never in a crash, a
+ * hang or a sanitizer report.
  */
 #include "probe-targets.h"
+#include "sites.h"
+#include "symbolize.h"
+
+#include <stdio.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +18,33 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The file as the one module of a report, asked for a few offsets. */
+static void
+symbolize_some(int fd, size_t size, const struct probe_target *t)
+{
+	char path[64], where[4200];
+	struct symbolizer z;
+	struct sites s;
+	const char *why;
+	uint64_t offset, at[] = { 0, size / 2, size ? size - 1 : 0,
+				  t->ncalls ? t->calls[0].offset + 1 : 1 };
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	sites_init(&s);
+	s.modules = calloc(1, sizeof(*s.modules));
+	if (!s.modules)
+		return;
+	s.modules[0].path = path;
+	s.nmodules = 1;
+	symbolizer_init(&z, "/nonexistent");
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		symbolize(&z, &s, 1ULL << 48 | at[i], &offset, &why, where, sizeof(where));
+	symbolizer_free(&z);
+	s.modules[0].path = NULL;
+	sites_free(&s);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -31,6 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < t.ncalls; i++)
 			if (t.calls[i].offset >= size)
 				abort();
+	symbolize_some(fd, size, &t);
 	free(t.calls);
 	close(fd);
 	return 0;
