@@ -109,10 +109,16 @@ add_mapping(struct sites *s, const struct record *r)
 static void
 fork_space(struct sites *s, uint32_t parent, uint32_t child)
 {
-	struct address_space *from = space_of(s, parent), *to = space_of(s, child);
+	struct address_space *from, *to;
+
+	if (parent == child)
+		return;
+	from = space_of(s, parent);
+	to = space_of(s, child);
 
 	to->maps = xreallocarray(to->maps, from->n, sizeof(*to->maps));
-	memcpy(to->maps, from->maps, from->n * sizeof(*to->maps));
+	if (from->n)
+		memcpy(to->maps, from->maps, from->n * sizeof(*to->maps));
 	to->n = from->n;
 	to->generation = from->generation;	/* the same view */
 }
@@ -172,6 +178,13 @@ sites_apply(struct sites *s, struct record *r)
 	uint32_t id;
 	bool added;
 
+	/* Zero is no pid, no stack: a damaged capture's (u64map keys are not 0). */
+	if (!r->pid || (r->type == REC_FORK && !r->fork.child) ||
+	    (r->type == REC_STACK && !r->stack.id)) {
+		if (r->type == REC_CALL)
+			r->call.site = 0;
+		return;
+	}
 	switch (r->type) {
 	case REC_MAPPING:
 		add_mapping(s, r);

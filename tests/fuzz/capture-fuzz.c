@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: any bytes, read as a capture file and replayed into
- * the heap model, must end in a record count or a clear error, never in a
- * crash, a hang or a sanitizer report.
+ * the report's site resolution and the heap model, must end in a record
+ * count or a clear error, never in a crash, a hang or a sanitizer report.
  */
 #include "capture.h"
 #include "heap.h"
 #include "record.h"
+#include "sites.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct capture_reader *rd;
 	struct heap_model heap;
+	struct sites sites;
 	struct record r;
 	char path[64];
 	int fd = memfd_create("capture", MFD_CLOEXEC);
@@ -36,9 +38,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rd)
 		return 0;
 	heap_init(&heap);
-	while (capture_next(rd, &r) > 0)
+	sites_init(&sites);
+	while (capture_next(rd, &r) > 0) {
+		sites_apply(&sites, &r);
 		heap_apply(&heap, &r);
+	}
 	capture_totals(rd);
+	sites_free(&sites);
 	heap_free(&heap);
 	capture_close(rd);
 	return 0;
