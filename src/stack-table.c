@@ -51,7 +51,7 @@ same_stack(const struct stack_table *t, uint32_t id, const uint64_t *frames, uin
 	uint32_t have;
 	const uint64_t *f = stack_table_get(t, id, &have);
 
-	return f && have == n && !memcmp(f, frames, n * sizeof(*frames));
+	return f && have == n && (!n || !memcmp(f, frames, n * sizeof(*frames)));
 }
 
 uint32_t
@@ -69,11 +69,13 @@ stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
 		}
 		h = h + 1 ? h + 1 : 1;
 	}
-	if (t->nframes + n > t->frames_cap) {
+	/* Allocated even for an empty stack: no arithmetic on NULL. */
+	if (!t->frames || t->nframes + n > t->frames_cap) {
 		t->frames_cap = 2 * (t->nframes + n) + 64;
 		t->frames = xreallocarray(t->frames, t->frames_cap, sizeof(*t->frames));
 	}
-	memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
+	if (n)
+		memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
 	t->stacks = xreallocarray(t->stacks, t->count + 1, sizeof(*t->stacks));
 	t->stacks[t->count].at = t->nframes;
 	t->stacks[t->count].n = n;

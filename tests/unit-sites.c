@@ -33,6 +33,13 @@ test_stack_table(void)
 	tap_ok(!stack_table_get(&t, 4, &n) && !stack_table_get(&t, 0, &n),
 	       "unknown ids give nothing");
 	stack_table_free(&t);
+	stack_table_init(&t);
+	tap_eq_u64(stack_table_intern(&t, NULL, 0, &added), 1,
+		   "an empty stack, first, is a stack too");
+	got = stack_table_get(&t, 1, &n);
+	tap_ok(got && n == 0 && stack_table_intern(&t, NULL, 0, &added) == 1 && !added,
+	       "with no frames, and found again");
+	stack_table_free(&t);
 }
 
 static struct record
@@ -171,7 +178,7 @@ test_heap_sites(void)
 int
 main(void)
 {
-	tap_plan(8 + 9 + 13);
+	tap_plan(10 + 9 + 13);
 	test_stack_table();
 	test_sites();
 	test_heap_sites();
