@@ -110,8 +110,10 @@ report_main(int argc, char **argv)
 	} else if (!events) {
 		printf("command: %s\n", capture_command(rd));
 		summary_print(stdout, &heap, capture_totals(rd));
-		if (top && sites.resolved.count)
+		if (top && sites.resolved.count) {
 			sites_print(stdout, &heap, &sites, &symbolizer, top);
+			symbolizer_print_missing(stdout, &symbolizer, &sites);
+		}
 	}
 	symbolizer_free(&symbolizer);
 	sites_free(&sites);

@@ -6,6 +6,7 @@
 #include "sites.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ struct symbol_file {
 	size_t nloads;
 	struct symbol *syms;	/* sorted by address */
 	size_t nsyms;
+	bool full;		/* a .symtab was read: not exported names only */
+	uint64_t unnamed;	/* frames asked for that fell in no function */
 #ifdef HAVE_LIBDW
 	Dwarf *dwarf;		/* of the first file read with line tables */
 	Elf *dwarf_elf;
@@ -95,6 +98,18 @@ by_address(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static bool
+has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
 /* Reads the symbols of path, and its load segments if f has none yet. */
 static bool
 read_file(struct symbol_file *f, const char *path, const struct site_module *m,
@@ -125,6 +140,7 @@ read_file(struct symbol_file *f, const char *path, const struct site_module *m,
 				f->nloads++;
 	}
 	elf_foreach_function(elf, add_symbol, f);
+	f->full |= has_symtab(elf);
 #ifdef HAVE_LIBDW
 	/* The file stays open for its line tables. */
 	if (!f->dwarf && (f->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
@@ -356,6 +372,7 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr) ||
 	    !(sym = (struct symbol *)find_symbol(f, addr - 1))) {
 		*why = "in no function";
+		f->unnamed++;
 		return NULL;
 	}
 	if (!sym->demangled)
@@ -363,4 +380,34 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	*offset = addr - sym->addr;
 	source_line(f, addr - 1, where, size);
 	return sym->name;
+}
+
+void
+symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sites *s)
+{
+	bool header = false;
+	uint32_t i;
+	uint8_t b;
+
+	for (i = 0; i < z->nfiles; i++) {
+		const struct site_module *m = &s->modules[i];
+
+		const struct symbol_file *f = z->files[i];
+
+		/* Exported names only, and frames left unnamed: a debug file would help. */
+		if (!f || (!f->why && (f->full || !f->unnamed)))
+			continue;
+		if (!header)
+			fprintf(out, "files whose frames could not all be named here "
+				"(install them, or their debug files):\n");
+		header = true;
+		fprintf(out, "  %s (build-id ", m->path);
+		for (b = 0; b < m->build_id_len; b++)
+			fprintf(out, "%02x", m->build_id[b]);
+		if (f->why)
+			fprintf(out, "%s): %s\n", m->build_id_len ? "" : "none", f->why);
+		else
+			fprintf(out, "%s): exported names only, %" PRIu64 " frames in "
+				"none of them\n", m->build_id_len ? "" : "none", f->unnamed);
+	}
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct sites;
 struct symbol_file;
@@ -32,5 +33,12 @@ void symbolizer_free(struct symbolizer *z);
  */
 const char *symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 		      uint64_t *offset, const char **why, char *where, size_t size);
+
+/*
+ * Lists, on out, the files whose frames could not be named, with their
+ * build-ids and why: what a report on another machine needs installed.
+ */
+void symbolizer_print_missing(FILE *out, const struct symbolizer *z,
+			      const struct sites *s);
 
 #endif
