@@ -537,7 +537,26 @@ start_attached(struct session *s, const struct run_options *o)
 	proc_exe_path(o->attach_pid, path, sizeof(path));
 	s->observed_ns = consumer_now(&s->consumer);
 	emit_process_record(s, &r);
-	probe_new_image(s, o->attach_pid, traced(s, o->attach_pid));
+	/*
+	 * The process runs: the probes go on while it is held, or a call
+	 * could meet its free probed and its malloc not yet, and the next
+	 * free of that block would count as unknown.
+	 */
+	tracer_hold(&s->tracer);
+	while (!tracer_held(&s->tracer)) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL);
+
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			break;
+		s->observed_ns = consumer_now(&s->consumer);
+		tracer_handle(&s->tracer, tid, status);
+	}
+	if (tracer_traces(&s->tracer, o->attach_pid))
+		probe_new_image(s, o->attach_pid, traced(s, o->attach_pid));
+	tracer_release(&s->tracer);
 	return 0;
 }
 
