@@ -97,14 +97,9 @@ outermost_entry(__u32 tid, __u64 sp, bool *full)
 }
 
 static __always_inline void
-send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
+fill_event(struct ms_event *e, __u64 pid_tgid, __u32 call, __u64 ptr, __u64 size,
+	   __u64 old_ptr)
 {
-	struct ms_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		__sync_fetch_and_add(&lost_records, 1);
-		return;
-	}
 	e->time_ns = bpf_ktime_get_ns();
 	e->ptr = ptr;
 	e->size = size;
@@ -113,6 +108,18 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 	e->tid = (__u32)pid_tgid;
 	e->call = call;
 	e->flags = 0;
+}
+
+static __always_inline void
+send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
+{
+	struct ms_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&lost_records, 1);
+		return;
+	}
+	fill_event(e, pid_tgid, call, ptr, size, old_ptr);
 	bpf_ringbuf_submit(e, wakeup_flags());
 	check_pressure(pid_tgid >> 32);
 }
@@ -132,14 +139,7 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 	struct ms_event *e = &pc->out.event;
 	long n = 0;
 
-	e->time_ns = bpf_ktime_get_ns();
-	e->ptr = ptr;
-	e->size = size;
-	e->old_ptr = old_ptr;
-	e->pid = pid_tgid >> 32;
-	e->tid = (__u32)pid_tgid;
-	e->call = pc->call;
-	e->flags = 0;
+	fill_event(e, pid_tgid, pc->call, ptr, size, old_ptr);
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < stack_room_bytes) {
 		n = bpf_get_stack(ctx, pc->out.frames, stack_depth * sizeof(__u64),
 				  BPF_F_USER_STACK);

@@ -124,15 +124,17 @@ static const struct allocator_function other_functions[] = {
 #define N_PREFIXES (sizeof(libc_prefixes) / sizeof(libc_prefixes[0]))
 #define N_OTHER (sizeof(other_functions) / sizeof(other_functions[0]))
 
+/* The shape of name in table, with its index there; 0 if absent. */
 static uint64_t
-libc_function(const char *name, size_t *rank)
+lookup(const struct allocator_function *table, size_t n, const char *name,
+       size_t *index)
 {
 	size_t i;
 
-	for (i = 0; i < N_LIBC; i++) {
-		if (!strcmp(name, libc_functions[i].name)) {
-			*rank = i;
-			return libc_functions[i].shape;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(name, table[i].name)) {
+			*index = i;
+			return table[i].shape;
 		}
 	}
 	return 0;
@@ -141,7 +143,7 @@ libc_function(const char *name, size_t *rank)
 uint64_t
 allocator_function(const char *name, size_t *rank)
 {
-	uint64_t shape = libc_function(name, rank);
+	uint64_t shape = lookup(libc_functions, N_LIBC, name, rank);
 	size_t i;
 
 	if (shape)
@@ -150,16 +152,13 @@ allocator_function(const char *name, size_t *rank)
 		size_t n = strlen(libc_prefixes[i]);
 
 		if (!strncmp(name, libc_prefixes[i], n) &&
-		    (shape = libc_function(name + n, rank))) {
+		    (shape = lookup(libc_functions, N_LIBC, name + n, rank))) {
 			*rank += N_LIBC * (i + 1);
 			return shape;
 		}
 	}
-	for (i = 0; i < N_OTHER; i++) {
-		if (!strcmp(name, other_functions[i].name)) {
-			*rank = N_LIBC * (N_PREFIXES + 1) + i;
-			return other_functions[i].shape;
-		}
-	}
-	return 0;
+	shape = lookup(other_functions, N_OTHER, name, rank);
+	if (shape)
+		*rank += N_LIBC * (N_PREFIXES + 1);
+	return shape;
 }

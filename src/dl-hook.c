@@ -97,34 +97,23 @@ debug_state_offset(const char *path, uint64_t start, uint64_t *addr)
 	return 0;
 }
 
+/*
+ * Reads or writes one byte of pid's memory through /proc/PID/mem, which
+ * writes through the text's write protection.
+ */
 static int
-poke_byte(pid_t pid, uint64_t addr, uint8_t byte)
+mem_byte(pid_t pid, uint64_t addr, uint8_t *byte, bool store)
 {
 	char path[64];
-	int fd, err = 0;
-
-	/* /proc/PID/mem writes through the text's write protection. */
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (pwrite(fd, &byte, 1, (off_t)addr) != 1)
-		err = errno ? -errno : -EIO;
-	close(fd);
-	return err;
-}
-
-static int
-peek_byte(pid_t pid, uint64_t addr, uint8_t *byte)
-{
-	char path[64];
+	ssize_t n;
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, (store ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (pread(fd, byte, 1, (off_t)addr) != 1)
+	n = store ? pwrite(fd, byte, 1, (off_t)addr) : pread(fd, byte, 1, (off_t)addr);
+	if (n != 1)
 		err = errno ? -errno : -EIO;
 	close(fd);
 	return err;
@@ -135,6 +124,7 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 {
 	struct linker l = { .exe = "" };
 	uint64_t addr;
+	uint8_t byte;
 	int err;
 
 	h->addr = 0;
@@ -166,7 +156,7 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	if (!addr)
 		return l.at_base ? -ENOENT : 0;
 	*why = "cannot read its dynamic linker's code";
-	err = peek_byte(pid, addr, &h->saved);
+	err = mem_byte(pid, addr, &h->saved, false);
 	if (err)
 		return err;
 	/* A breakpoint in place of anything but `ret` would need stepping. */
@@ -174,7 +164,8 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	if (h->saved != X86_RET)
 		return -ENOTSUP;
 	*why = "cannot write its dynamic linker's code";
-	err = poke_byte(pid, addr, X86_INT3);
+	byte = X86_INT3;
+	err = mem_byte(pid, addr, &byte, true);
 	if (err)
 		return err;
 	h->addr = addr;
@@ -206,6 +197,6 @@ void
 dl_hook_disarm(pid_t pid, struct dl_hook *h)
 {
 	if (h->addr)
-		poke_byte(pid, h->addr, h->saved);
+		mem_byte(pid, h->addr, &h->saved, true);
 	h->addr = 0;
 }

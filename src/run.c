@@ -543,16 +543,15 @@ start_attached(struct session *s, const struct run_options *o)
 	 * free of that block would count as unknown.
 	 */
 	tracer_hold(&s->tracer);
+	reap(s);
 	while (!tracer_held(&s->tracer)) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
+		siginfo_t si;
 
-		if (tid < 0 && errno == EINTR)
-			continue;
-		if (tid < 0)
+		/* Wait for the next status without taking it: reap() does. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOWAIT | __WALL) &&
+		    errno != EINTR)
 			break;
-		s->observed_ns = consumer_now(&s->consumer);
-		tracer_handle(&s->tracer, tid, status);
+		reap(s);
 	}
 	if (tracer_traces(&s->tracer, o->attach_pid))
 		probe_new_image(s, o->attach_pid, traced(s, o->attach_pid));
