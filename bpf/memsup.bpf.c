@@ -31,8 +31,10 @@ struct pending_call {
 };
 
 /* Set by the supervisor before load. */
-const volatile __u32 stack_depth = 0;		/* frames to take; 0: none */
-const volatile __u64 stack_room_bytes = 0;	/* ring fill past which none */
+const volatile __u32 stack_mode = MS_STACK_NONE;	/* enum ms_stack_mode */
+const volatile __u32 stack_depth = 0;		/* frames to walk, at most MS_STACK_MAX */
+const volatile __u32 stack_copy_bytes = 0;	/* a multiple of MS_STACK_CHUNK */
+const volatile __u64 stack_room_bytes = 0;	/* ring fill past which no stacks */
 
 /* Sized by the supervisor before load. */
 struct {
@@ -125,33 +127,144 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 }
 
 /*
- * An allocation's record with its stack, built in the thread's pending
- * entry (a per-CPU buffer could be overwritten by a preempting program).
- * At the return, the user registers are the caller's, so the walk starts
- * at the call's return address: no frame is missing.  Past
- * stack_room_bytes of fill the stack is left out, and counted: a ring
- * under pressure carries calls before stacks.
+ * Walks the frame pointers from the caller's: at the return of the call
+ * the registers are the caller's, so no frame is missing.  The walk is
+ * complete when it ends at a saved frame pointer of 0, which _start and
+ * clone leave for the outermost frame, or at stack_depth.  Returns the
+ * frames taken.
+ */
+static __always_inline __u32
+walk_frame_pointers(struct pt_regs *ctx, __u64 *frames, bool *complete)
+{
+	struct {
+		__u64 next;
+		__u64 ret;
+	} frame;
+	__u64 fp = ctx->bp, floor = ctx->sp;
+	__u32 i;
+
+	frames[0] = ctx->ip;
+	*complete = false;
+	for (i = 1; i < MS_STACK_MAX; i++) {
+		if (i >= stack_depth) {
+			*complete = true;
+			return i;
+		}
+		if (!fp) {
+			/* A lone frame is code that keeps no frame pointer. */
+			*complete = i > 1;
+			return i;
+		}
+		/* Frames lie above each other: anything else is not a frame. */
+		if (fp < floor || fp & 7 ||
+		    bpf_probe_read_user(&frame, sizeof(frame), (void *)fp) || !frame.ret)
+			return i;
+		frames[i] = frame.ret;
+		floor = fp + sizeof(frame);
+		fp = frame.next;
+	}
+	*complete = true;
+	return i;
+}
+
+/*
+ * Sends the event with a copy of the thread's stack, from the stack
+ * pointer up to the stack's top or stack_copy_bytes.  The ring record is
+ * sized first, by reading a byte of each page above the stack pointer,
+ * because a read that crosses the top fails whole.  Returns false when
+ * the ring has no room for it.
+ */
+static __always_inline bool
+send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
+{
+	__u64 base = ctx->sp & ~(__u64)(MS_STACK_CHUNK - 1);
+	__u64 end = base + stack_copy_bytes, page, probe;
+	struct ms_stack_copy *rec;
+	struct bpf_dynptr dp;
+	__u32 size, i;
+	void *chunk;
+
+	for (i = 1; i <= MS_STACK_COPY_MAX / 4096; i++) {
+		page = (base & ~4095ULL) + i * 4096ULL;
+		if (page >= end)
+			break;
+		if (bpf_probe_read_user(&probe, 1, (void *)page)) {
+			end = page;
+			break;
+		}
+	}
+	size = end - base;
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(*rec) + size, 0, &dp)) {
+		bpf_ringbuf_discard_dynptr(&dp, 0);
+		return false;
+	}
+	rec = bpf_dynptr_data(&dp, 0, sizeof(*rec));
+	if (!rec) {
+		bpf_ringbuf_discard_dynptr(&dp, 0);
+		return false;
+	}
+	rec->event = *e;
+	rec->event.flags = MS_EVENT_STACK_COPY;
+	rec->regs.ip = ctx->ip;
+	rec->regs.sp = ctx->sp;
+	rec->regs.bp = ctx->bp;
+	rec->regs.bx = ctx->bx;
+	rec->regs.r12 = ctx->r12;
+	rec->regs.r13 = ctx->r13;
+	rec->regs.r14 = ctx->r14;
+	rec->regs.r15 = ctx->r15;
+	rec->base = base;
+	for (i = 0; i < MS_STACK_COPY_MAX / MS_STACK_CHUNK; i++) {
+		if (i * MS_STACK_CHUNK >= size)
+			break;
+		chunk = bpf_dynptr_data(&dp, sizeof(*rec) + i * MS_STACK_CHUNK,
+					MS_STACK_CHUNK);
+		if (!chunk)
+			break;
+		/* Left zeroed if it fails: the unwinder stops there. */
+		bpf_probe_read_user(chunk, MS_STACK_CHUNK, (void *)(base + i * MS_STACK_CHUNK));
+	}
+	bpf_ringbuf_submit_dynptr(&dp, wakeup_flags());
+	return true;
+}
+
+/*
+ * An allocation's record with its stack: frame pointers walked into the
+ * thread's pending entry (a per-CPU buffer could be overwritten by a
+ * preempting program), or a copy of the stack when frame pointers are
+ * not to be trusted.  Past stack_room_bytes of fill, or when the copy
+ * finds no room, the stack is left out, and counted: a ring under
+ * pressure carries calls before stacks.
  */
 static __always_inline void
 send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		 __u64 ptr, __u64 size, __u64 old_ptr)
 {
 	struct ms_event *e = &pc->out.event;
-	long n = 0;
+	bool complete = false;
+	__u32 n = 0;
 
 	fill_event(e, pid_tgid, pc->call, ptr, size, old_ptr);
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < stack_room_bytes) {
-		n = bpf_get_stack(ctx, pc->out.frames, stack_depth * sizeof(__u64),
-				  BPF_F_USER_STACK);
-		if (n < 0)
-			n = 0;
-	} else {
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= stack_room_bytes) {
 		e->flags = MS_EVENT_STACK_DROPPED;
 		__sync_fetch_and_add(&dropped_stacks, 1);
+	} else {
+		if (stack_mode != MS_STACK_DWARF)
+			n = walk_frame_pointers(ctx, pc->out.frames, &complete);
+		if (stack_mode == MS_STACK_DWARF || (stack_mode == MS_STACK_AUTO && !complete)) {
+			if (send_stack_copy(ctx, e)) {
+				check_pressure(pid_tgid >> 32);
+				return;
+			}
+			n = 0;
+			e->flags = MS_EVENT_STACK_DROPPED;
+			__sync_fetch_and_add(&dropped_stacks, 1);
+		}
 	}
-	if (n > (long)sizeof(pc->out.frames))
-		n = sizeof(pc->out.frames);
-	if (bpf_ringbuf_output(&events, &pc->out, sizeof(*e) + n, wakeup_flags())) {
+	if (n > MS_STACK_MAX)
+		n = MS_STACK_MAX;
+	if (bpf_ringbuf_output(&events, &pc->out, sizeof(*e) + n * sizeof(__u64),
+			       wakeup_flags())) {
 		__sync_fetch_and_add(&lost_records, 1);
 		return;
 	}
@@ -250,7 +363,7 @@ call_returned(struct pt_regs *ctx)
 	} else if (pc->call == MS_CALL_REALLOC || pc->call == MS_CALL_REALLOCARRAY) {
 		old_ptr = pc->ptr;
 	}
-	if (stack_depth)
+	if (stack_mode != MS_STACK_NONE)
 		send_stack_event(ctx, pc, pid_tgid, ptr, size, old_ptr);
 	else
 		send_event(pid_tgid, pc->call, ptr, size, old_ptr);

@@ -83,6 +83,16 @@ struct ms_event {
 
 /* The event of an allocation whose stack was not taken: the ring was full. */
 #define MS_EVENT_STACK_DROPPED	0x1
+/* The record is a struct ms_stack_copy, to be unwound from DWARF. */
+#define MS_EVENT_STACK_COPY	0x2
+
+/* How allocations' stacks are taken: the BPF programs' stack_mode. */
+enum ms_stack_mode {
+	MS_STACK_NONE = 0,
+	MS_STACK_FP = 1,	/* walk frame pointers */
+	MS_STACK_DWARF = 2,	/* copy the stack, for DWARF unwinding */
+	MS_STACK_AUTO = 3,	/* frame pointers; a copy when they break */
+};
 
 /*
  * The most return addresses an allocation's record carries (the kernel's
@@ -99,6 +109,41 @@ struct ms_event {
 struct ms_stack_event {
 	struct ms_event event;
 	__u64 frames[MS_STACK_MAX];
+};
+
+/*
+ * Stack copies are taken from the stack pointer rounded down to a chunk,
+ * in chunks, up to the stack's top or the copy size, at most
+ * MS_STACK_COPY_MAX bytes.
+ */
+#define MS_STACK_CHUNK		512
+#define MS_STACK_COPY_MAX	65536
+
+/*
+ * The registers DWARF unwinding starts from: at the return of the call,
+ * the caller's, with the callee-saved ones restored.
+ */
+struct ms_user_regs {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+	__u64 bx;
+	__u64 r12;
+	__u64 r13;
+	__u64 r14;
+	__u64 r15;
+};
+
+/*
+ * An allocation's record with a copy of its thread's stack: the event
+ * (flags MS_EVENT_STACK_COPY), the registers, and the stack's bytes from
+ * address base to the end of the record.
+ */
+struct ms_stack_copy {
+	struct ms_event event;
+	struct ms_user_regs regs;
+	__u64 base;
+	__u8 bytes[];
 };
 
 #endif /* MEMSUP_BPF_SHARED_H */

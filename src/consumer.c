@@ -3,11 +3,14 @@
 #include "consumer.h"
 #include "record.h"
 #include "memsup.skel.h"
+#include "error.h"
 #include "probe-attach.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <string.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <time.h>
 
 static uint64_t
@@ -45,10 +48,23 @@ stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames
 	return r.stack.id;
 }
 
-static void
-send_record(struct consumer *c, const struct ms_stack_event *se, uint32_t nframes)
+/* The most bytes a ring record can have: a copy of the largest size. */
+#define RECORD_MAX (sizeof(struct ms_stack_copy) + MS_STACK_COPY_MAX)
+
+/* A copied stack, unwound: the same frames are the same stack id. */
+static uint32_t
+copied_stack_id(struct consumer *c, const struct ms_stack_copy *copy, size_t size)
 {
-	const struct ms_event *e = &se->event;
+	uint64_t frames[MS_STACK_MAX];
+	uint32_t n = unwinder_unwind(c->unwinder, copy, size, frames, c->stack_depth);
+
+	return stack_id_of(c, &copy->event, frames, n);
+}
+
+static void
+send_record(struct consumer *c, const void *data, size_t size)
+{
+	const struct ms_event *e = data;
 	struct record r = {
 		.type = REC_CALL,
 		.pid = e->pid,
@@ -61,9 +77,33 @@ send_record(struct consumer *c, const struct ms_stack_event *se, uint32_t nframe
 		},
 	};
 
-	r.call.stack_id = stack_id_of(c, e, (const uint64_t *)se->frames, nframes);
+	if (e->flags & MS_EVENT_STACK_COPY)
+		r.call.stack_id = copied_stack_id(c, data, size);
+	else
+		r.call.stack_id = stack_id_of(c, e,
+					      (const uint64_t *)((const struct ms_stack_event *)data)->frames,
+					      (uint32_t)((size - sizeof(*e)) / sizeof(uint64_t)));
 	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
+}
+
+/* An event, with frames or with a stack copy. */
+static bool
+record_valid(const void *data, size_t size)
+{
+	const struct ms_event *e = data;
+
+	if (size < sizeof(*e))
+		return false;
+	if (e->flags & MS_EVENT_STACK_COPY) {
+		const struct ms_stack_copy *copy = data;
+
+		return size >= sizeof(*copy) && size <= RECORD_MAX &&
+		       (size - sizeof(*copy)) % sizeof(uint64_t) == 0 &&
+		       copy->regs.sp >= copy->base && !(copy->regs.sp % sizeof(uint64_t));
+	}
+	return size <= sizeof(struct ms_stack_event) &&
+	       (size - sizeof(*e)) % sizeof(uint64_t) == 0;
 }
 
 /*
@@ -74,20 +114,16 @@ static int
 on_event(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
-	const struct ms_stack_event *se = data;
-	uint32_t nframes;
+	const struct ms_event *e = data;
 
-	if (size < sizeof(se->event) || size > sizeof(*se) ||
-	    (size - sizeof(se->event)) % sizeof(se->frames[0]))
+	if (!record_valid(data, size))
 		return -EINVAL;
-	nframes = (uint32_t)((size - sizeof(se->event)) / sizeof(se->frames[0]));
-	if (se->event.time_ns > c->limit_ns) {
-		memcpy(&c->held, se, size);
-		c->held_frames = nframes;
-		c->has_held = true;
+	if (e->time_ns > c->limit_ns) {
+		memcpy(c->held, data, size);
+		c->held_size = size;
 		return -EAGAIN;
 	}
-	send_record(c, se, nframes);
+	send_record(c, data, size);
 	return 0;
 }
 
@@ -117,7 +153,9 @@ load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
 	*what = "size the BPF maps";
 	skel->rodata->wake_bytes = cfg->wake_bytes;
 	skel->rodata->watermark_bytes = cfg->watermark_bytes;
+	skel->rodata->stack_mode = cfg->stack_mode;
 	skel->rodata->stack_depth = cfg->stack_depth;
+	skel->rodata->stack_copy_bytes = cfg->stack_copy_bytes;
 	skel->rodata->stack_room_bytes = cfg->stack_room_bytes;
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
@@ -160,11 +198,21 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 {
 	int err;
 
-	c->ring = NULL;
+	memset(c, 0, sizeof(*c));
 	stack_table_init(&c->stacks);
 	c->sink = sink;
 	c->sink_ctx = sink_ctx;
 	c->start_ns = monotonic_ns();
+	c->held = xmalloc(RECORD_MAX);
+	c->stack_depth = cfg->stack_depth;
+	if (cfg->stack_mode == MS_STACK_DWARF || cfg->stack_mode == MS_STACK_AUTO) {
+		*what = "set up the unwinder";
+		c->unwinder = unwinder_new(cfg->spaces);
+		if (!c->unwinder) {
+			consumer_close(c);
+			return -ENOTSUP;
+		}
+	}
 
 	if (cfg->links == PROBE_LINKS_AUTO) {
 		/* The kernel tells whether it has uprobe sessions by loading one. */
@@ -176,8 +224,10 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	} else {
 		err = load(c, cfg->links == PROBE_LINKS_SESSION, cfg, what);
 	}
-	if (err)
+	if (err) {
+		consumer_close(c);
 		return err;
+	}
 
 	*what = "set up the ring buffers";
 	c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
@@ -203,6 +253,10 @@ consumer_close(struct consumer *c)
 	memsup_bpf__destroy(c->skel);
 	c->skel = NULL;
 	stack_table_free(&c->stacks);
+	unwinder_free(c->unwinder);
+	c->unwinder = NULL;
+	free(c->held);
+	c->held = NULL;
 }
 
 int
@@ -217,11 +271,11 @@ consumer_drain_until(struct consumer *c, uint64_t limit_ns)
 	int n;
 
 	c->limit_ns = limit_ns == UINT64_MAX ? UINT64_MAX : c->start_ns + limit_ns;
-	if (c->has_held) {
-		if (c->held.event.time_ns > c->limit_ns)
+	if (c->held_size) {
+		if (((const struct ms_event *)c->held)->time_ns > c->limit_ns)
 			return 0;
-		c->has_held = false;
-		send_record(c, &c->held, c->held_frames);
+		send_record(c, c->held, c->held_size);
+		c->held_size = 0;
 	}
 	n = ring_buffer__consume(c->ring);
 	return n < 0 && n != -EAGAIN ? n : 0;
@@ -299,4 +353,15 @@ uint64_t
 consumer_dropped_stacks(const struct consumer *c)
 {
 	return __atomic_load_n(&c->skel->bss->dropped_stacks, __ATOMIC_RELAXED);
+}
+
+void
+consumer_unwinding(const struct consumer *c, uint64_t *unwound, uint64_t *reused)
+{
+	if (c->unwinder) {
+		unwinder_counts(c->unwinder, unwound, reused);
+	} else {
+		*unwound = 0;
+		*reused = 0;
+	}
 }

@@ -10,12 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "address-spaces.h"
 #include "memsup.h"
 #include "stack-table.h"
 
 struct record;
 struct memsup_bpf;
 struct ring_buffer;
+struct unwinder;
 
 typedef void (*record_sink)(void *ctx, const struct record *r);
 
@@ -34,10 +36,11 @@ struct consumer {
 	record_sink sink;
 	void *sink_ctx;
 	uint64_t limit_ns;	/* of the drain under way, CLOCK_MONOTONIC */
-	struct ms_stack_event held;	/* the first record past the last limit */
-	uint32_t held_frames;
-	bool has_held;
+	void *held;		/* the first record past the last limit */
+	size_t held_size;	/* its bytes; 0: none held */
 	struct stack_table stacks;	/* the stacks sent so far */
+	unsigned int stack_depth;
+	struct unwinder *unwinder;	/* of stack copies */
 };
 
 struct consumer_config {
@@ -47,8 +50,12 @@ struct consumer_config {
 	size_t watermark_bytes;		/* raise the latch past this; 0: never */
 	size_t max_threads;		/* inside an allocator call at once */
 	size_t max_processes;		/* traced at once */
-	unsigned int stack_depth;	/* frames per allocation; 0: no stacks */
+	enum ms_stack_mode stack_mode;
+	unsigned int stack_depth;	/* frames per allocation */
+	size_t stack_copy_bytes;	/* of a stack copy: a multiple of MS_STACK_CHUNK */
 	size_t stack_room_bytes;	/* ring fill past which stacks are left out */
+	/* What the processes map, kept current by the caller: copies are unwound through it. */
+	struct address_spaces *spaces;
 };
 
 /*
@@ -89,5 +96,7 @@ uint64_t consumer_max_fill(const struct consumer *c);
 uint64_t consumer_lost_calls(const struct consumer *c);
 /* Allocations recorded without their stack: the ring was too full. */
 uint64_t consumer_dropped_stacks(const struct consumer *c);
+/* Stack copies unwound, and those an earlier unwind served: unwinder_counts(). */
+void consumer_unwinding(const struct consumer *c, uint64_t *unwound, uint64_t *reused);
 
 #endif

@@ -6,6 +6,7 @@
 #include "report.h"
 #include "run.h"
 #include "memsup.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@ enum {
 	DEFAULT_MAX_THREADS = 4096,
 	DEFAULT_MAX_PROCESSES = 16384,
 	DEFAULT_STACK_DEPTH = 64,
+	DEFAULT_STACK_COPY = 8192,
 	MAX_MAP_ENTRIES = 1 << 24,
 };
 
@@ -68,12 +70,19 @@ usage(FILE *out)
 	      "                     with --pressure-timeout: processes that can be\n"
 	      "                     traced at once (default: 16384); one past that\n"
 	      "                     cannot be stopped and fails the capture\n"
-	      "      --stack=auto|fp|none\n"
+	      "      --stack=auto|fp|dwarf|none\n"
 	      "                     take each allocation's call stack by walking\n"
-	      "                     frame pointers (auto, fp: the default), or not\n"
+	      "                     frame pointers (fp), by copying the stack and\n"
+	      "                     unwinding it from DWARF call-frame information\n"
+	      "                     (dwarf), by frame pointers and a copy when they\n"
+	      "                     break (auto, the default), or not (none)\n"
 	      "      --stack-depth=N\n"
 	      "                     at most N frames of each stack, 1 to 127\n"
 	      "                     (default: 64)\n"
+	      "      --stack-copy=SIZE\n"
+	      "                     copy at most SIZE bytes of stack for DWARF\n"
+	      "                     unwinding, 512 to 64K in steps of 512\n"
+	      "                     (default: 8K)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"
@@ -170,9 +179,12 @@ version(void)
 #endif
 
 	printf("memsup %s\n"
-	       "features: libbpf %s, per-process uprobes, stack traces: frame pointers,\n"
+	       "features: libbpf %s, per-process uprobes,\n"
+	       "  stack traces: frame pointers%s%s,\n"
 	       "  demangling: %s, source lines: %s\n",
-	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION, demangling, source_lines);
+	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
+	       unwind_backend ? ", DWARF by " : " only (no DWARF unwinder)",
+	       unwind_backend ? unwind_backend : "", demangling, source_lines);
 }
 
 int
@@ -193,6 +205,7 @@ main(int argc, char **argv)
 		{ "max-processes", required_argument, NULL, 'M' },
 		{ "stack", required_argument, NULL, 'S' },
 		{ "stack-depth", required_argument, NULL, 'D' },
+		{ "stack-copy", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -202,11 +215,12 @@ main(int argc, char **argv)
 			.ring_bytes = DEFAULT_RING_BYTES,
 			.max_threads = DEFAULT_MAX_THREADS,
 			.max_processes = DEFAULT_MAX_PROCESSES,
+			.stack_mode = MS_STACK_AUTO,
 			.stack_depth = DEFAULT_STACK_DEPTH,
+			.stack_copy_bytes = DEFAULT_STACK_COPY,
 		},
 	};
 	uint64_t watermark = 0;
-	bool stacks = true;
 	int c;
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
@@ -280,15 +294,32 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'S':
-			if (!strcmp(optarg, "auto") || !strcmp(optarg, "fp")) {
-				stacks = true;
+			if (!strcmp(optarg, "auto")) {
+				o.bpf.stack_mode = MS_STACK_AUTO;
+			} else if (!strcmp(optarg, "fp")) {
+				o.bpf.stack_mode = MS_STACK_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				o.bpf.stack_mode = MS_STACK_DWARF;
 			} else if (!strcmp(optarg, "none")) {
-				stacks = false;
+				o.bpf.stack_mode = MS_STACK_NONE;
 			} else {
-				error_msg("--stack takes auto, fp or none, not '%s'", optarg);
+				error_msg("--stack takes auto, fp, dwarf or none, not '%s'",
+					  optarg);
 				return MS_EXIT_FAILURE;
 			}
 			break;
+		case 'C': {
+			uint64_t size = parse_size(optarg);
+
+			if (size < MS_STACK_CHUNK || size > MS_STACK_COPY_MAX ||
+			    size % MS_STACK_CHUNK) {
+				error_msg("--stack-copy takes a size from 512 to 64K in "
+					  "steps of 512, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			o.bpf.stack_copy_bytes = size;
+			break;
+		}
 		case 'D': {
 			size_t n = parse_map_size(optarg);
 
@@ -374,8 +405,17 @@ main(int argc, char **argv)
 		o.bpf.watermark_bytes = watermark;
 	/* Stacks give way first: past the watermark, or half the ring. */
 	o.bpf.stack_room_bytes = o.pressure_timeout_ns ? watermark : o.bpf.ring_bytes / 2;
-	if (!stacks)
-		o.bpf.stack_depth = 0;
+	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_DWARF) {
+		error_msg("--stack=dwarf: this memsup was built without a DWARF "
+			  "unwinder (configure found no libunwind)");
+		return MS_EXIT_FAILURE;
+	}
+	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_AUTO) {
+		if (!o.quiet)
+			error_msg("note: this memsup has no DWARF unwinder: stacks are "
+				  "taken from frame pointers only");
+		o.bpf.stack_mode = MS_STACK_FP;
+	}
 	if (!o.attach_pid) {
 		o.argc = argc - optind;
 		o.argv = argv + optind;

@@ -37,7 +37,7 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t module = SITE_FRAME_MODULE(frames[i]);
-		const char *path = module ? s->modules[module - 1].path : "?";
+		const char *path = module ? s->spaces.modules[module - 1].path : "?";
 		const char *why, *name;
 		char where[4200];
 		uint64_t offset;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "run.h"
+#include "address-spaces.h"
 #include "attach.h"
 #include "capture.h"
 #include "consumer.h"
@@ -48,6 +49,7 @@ struct session {
 	struct consumer consumer;
 	struct capture_writer *capture;
 	struct heap_model heap;
+	struct address_spaces spaces;	/* for unwinding stack copies */
 	struct tracer tracer;
 	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
@@ -72,6 +74,7 @@ sink(void *ctx, const struct record *r)
 	if (err && !s->capture_error)
 		s->capture_error = err;
 	heap_apply(&s->heap, r);
+	address_spaces_apply(&s->spaces, r);
 }
 
 /*
@@ -622,6 +625,16 @@ print_pressure(struct session *s)
 		(unsigned long long)consumer_max_fill(&s->consumer));
 }
 
+/* What DWARF unwinding did: the copies it unwound, and those it did not need to. */
+static void
+print_unwinding(uint64_t unwound, uint64_t reused)
+{
+	fprintf(stderr, "memsup: %llu stacks copied for DWARF unwinding: %llu "
+		"unwound, %llu the same as one unwound before\n",
+		(unsigned long long)(unwound + reused), (unsigned long long)unwound,
+		(unsigned long long)reused);
+}
+
 static int
 finish(struct session *s, const char *output, bool quiet)
 {
@@ -636,6 +649,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;
+	uint64_t unwound, reused;
 	char status[64];
 
 	if (err)
@@ -651,6 +665,9 @@ finish(struct session *s, const char *output, bool quiet)
 	}
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
+	consumer_unwinding(&s->consumer, &unwound, &reused);
+	if (!quiet && unwound)
+		print_unwinding(unwound, reused);
 	if (!quiet)
 		fprintf(stderr, "memsup: capture written to %s\n", output);
 	if (s->pressure.timed_out) {
@@ -687,6 +704,7 @@ run_capture(const struct run_options *o)
 	int argc = o->attach_pid ? 2 : o->argc;
 	char *output;
 	struct workload_user wu = { .change = false };
+	struct consumer_config bpf;
 	const char *what;
 	sigset_t mask;
 	int err, sfd = -1, ret = MS_EXIT_FAILURE;
@@ -695,10 +713,13 @@ run_capture(const struct run_options *o)
 	output = o->output ? xstrdup(o->output)
 			   : default_output(o->attach_pid ? pid_arg : o->argv[0]);
 	heap_init(&s.heap);
+	address_spaces_init(&s.spaces);
+	bpf = o->bpf;
+	bpf.spaces = &s.spaces;
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
-	s.stacks = o->bpf.stack_depth > 0;
+	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 
@@ -711,7 +732,7 @@ run_capture(const struct run_options *o)
 	}
 	if (o->keep_root && getuid() == 0)
 		warning_msg("--keep-root: the workload runs as root");
-	err = consumer_open(&s.consumer, &o->bpf, sink, &s, &what);
+	err = consumer_open(&s.consumer, &bpf, sink, &s, &what);
 	if (err) {
 		explain_bpf_failure(what, err);
 		goto out;
@@ -770,6 +791,7 @@ out:
 	probe_targets_release();
 	mappings_release();
 	heap_free(&s.heap);
+	address_spaces_free(&s.spaces);
 	workload_user_free(&wu);
 	free(output);
 	return ret;

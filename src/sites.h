@@ -10,26 +10,17 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "address-spaces.h"
 #include "record.h"
 #include "stack-table.h"
 #include "u64map.h"
 
-/* A file some process mapped, as a MAPPING record named it. */
-struct site_module {
-	char *path;
-	uint8_t build_id[BUILD_ID_MAX];
-	uint8_t build_id_len;
-};
-
 struct sites {
-	struct u64map spaces;		/* pid -> struct address_space * */
-	struct site_module *modules;
-	uint32_t nmodules;
+	struct address_spaces spaces;
 	struct u64map stack_ids;	/* capture's stack id -> stacks id */
 	struct stack_table stacks;	/* the capture's stacks, as addresses */
 	struct stack_table resolved;	/* sites: frames as (module, offset) */
 	struct u64map site_of;		/* stack id << 32 | space generation -> site */
-	uint32_t generation;
 };
 
 /* A resolved frame: the module (index + 1, 0 if none) and the offset. */

@@ -22,15 +22,14 @@ stack_table_free(struct stack_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* FNV-1a over the frames; never 0, which u64map takes for empty. */
-static uint64_t
-hash_frames(const uint64_t *frames, uint32_t n)
+uint64_t
+stack_hash_words(uint64_t seed, const uint64_t *words, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	uint32_t i;
+	uint64_t h = seed ^ 0xcbf29ce484222325ULL;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		h ^= frames[i];
+		h ^= words[i];
 		h *= 0x100000001b3ULL;
 	}
 	return h ? h : 1;
@@ -58,7 +57,7 @@ uint32_t
 stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
 		   bool *added)
 {
-	uint64_t h = hash_frames(frames, n);
+	uint64_t h = stack_hash_words(0, frames, n);
 	struct u64map_slot *s;
 
 	/* Another stack with the same hash takes the next key. */

@@ -8,6 +8,7 @@
 #define MEMSUP_STACK_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "u64map.h"
 
@@ -27,6 +28,8 @@ void stack_table_free(struct stack_table *t);
 /* The id of the stack frames[0..n), added if new (*added). */
 uint32_t stack_table_intern(struct stack_table *t, const uint64_t *frames,
 			    uint32_t n, bool *added);
+/* FNV-1a over words, from seed: a stack's content hash; never 0. */
+uint64_t stack_hash_words(uint64_t seed, const uint64_t *words, size_t n);
 /* Stack id's frames and their number; NULL for an unknown id. */
 const uint64_t *stack_table_get(const struct stack_table *t, uint32_t id, uint32_t *n);
 

@@ -112,7 +112,7 @@ has_symtab(Elf *elf)
 
 /* Reads the symbols of path, and its load segments if f has none yet. */
 static bool
-read_file(struct symbol_file *f, const char *path, const struct site_module *m,
+read_file(struct symbol_file *f, const char *path, const struct space_module *m,
 	  bool check_build_id)
 {
 	uint8_t id[BUILD_ID_MAX];
@@ -216,7 +216,7 @@ joined(char *buf, size_t size, const char *a, const char *b, const char *c, cons
  * its .debug directory, or under the debug directory.
  */
 static void
-read_debug_file(struct symbol_file *f, const struct site_module *m, const char *debug_dir)
+read_debug_file(struct symbol_file *f, const struct space_module *m, const char *debug_dir)
 {
 	char path[4096], link[256], dir[4096];
 	const char *slash;
@@ -273,7 +273,7 @@ sort_symbols(struct symbol_file *f)
 }
 
 static struct symbol_file *
-load(const struct site_module *m, const char *debug_dir)
+load(const struct space_module *m, const char *debug_dir)
 {
 	struct symbol_file *f = xcalloc(1, sizeof(*f));
 
@@ -353,17 +353,17 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	uint64_t addr;
 
 	where[0] = '\0';
-	if (!module || module > s->nmodules) {
+	if (!module || module > s->spaces.nmodules) {
 		*why = "in no file mapped";
 		return NULL;
 	}
-	if (z->nfiles < s->nmodules) {
-		z->files = xreallocarray(z->files, s->nmodules, sizeof(*z->files));
-		memset(z->files + z->nfiles, 0, (s->nmodules - z->nfiles) * sizeof(*z->files));
-		z->nfiles = s->nmodules;
+	if (z->nfiles < s->spaces.nmodules) {
+		z->files = xreallocarray(z->files, s->spaces.nmodules, sizeof(*z->files));
+		memset(z->files + z->nfiles, 0, (s->spaces.nmodules - z->nfiles) * sizeof(*z->files));
+		z->nfiles = s->spaces.nmodules;
 	}
 	if (!z->files[module - 1])
-		z->files[module - 1] = load(&s->modules[module - 1], z->debug_dir);
+		z->files[module - 1] = load(&s->spaces.modules[module - 1], z->debug_dir);
 	f = z->files[module - 1];
 	*why = f->why;
 	if (f->why)
@@ -390,7 +390,7 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 	uint8_t b;
 
 	for (i = 0; i < z->nfiles; i++) {
-		const struct site_module *m = &s->modules[i];
+		const struct space_module *m = &s->spaces.modules[i];
 
 		const struct symbol_file *f = z->files[i];
 

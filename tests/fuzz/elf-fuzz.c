@@ -33,16 +33,16 @@ symbolize_some(int fd, size_t size, const struct probe_target *t)
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	sites_init(&s);
-	s.modules = calloc(1, sizeof(*s.modules));
-	if (!s.modules)
+	s.spaces.modules = calloc(1, sizeof(*s.spaces.modules));
+	if (!s.spaces.modules)
 		return;
-	s.modules[0].path = path;
-	s.nmodules = 1;
+	s.spaces.modules[0].path = path;
+	s.spaces.nmodules = 1;
 	symbolizer_init(&z, "/nonexistent");
 	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
 		symbolize(&z, &s, 1ULL << 48 | at[i], &offset, &why, where, sizeof(where));
 	symbolizer_free(&z);
-	s.modules[0].path = NULL;
+	s.spaces.modules[0].path = NULL;
 	sites_free(&s);
 }
 

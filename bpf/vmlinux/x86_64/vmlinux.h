@@ -53,6 +53,10 @@ enum {
 	BPF_F_USER_STACK = 256,
 };
 
+struct bpf_dynptr {
+	__u64 __opaque[2];
+} __attribute__((aligned(8)));
+
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 struct pt_regs {

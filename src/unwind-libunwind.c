@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Copied stacks unwound by libunwind's remote x86_64 unwinder, over an
+ * address space of memsup's own: the registers and stack bytes from the
+ * record, and everything else (the .eh_frame_hdr search table, the
+ * frame descriptions) from the files the process mapped, read from disk.
+ */
+#include "config.h"
+#include "unwind.h"
+#include "elf-functions.h"
+#include "error.h"
+#include "stack-table.h"
+
+#include <fcntl.h>
+#include <libunwind-x86_64.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const unwind_backend = "libunwind";
+
+/* Exported by libunwind, not declared: the lookup in a remote search table. */
+int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+				       unw_dyn_info_t *di, unw_proc_info_t *pi,
+				       int need_unwind_info, void *arg);
+
+/* The .eh_frame_hdr encodings that GNU ld, gold and lld write. */
+#define DW_EH_PE_udata4		0x03
+#define DW_EH_PE_sdata4		0x0b
+#define DW_EH_PE_datarel	0x30
+#define EH_FRAME_HDR_TABLE	12	/* the table's offset in the header */
+
+/* A module's file, as unwinding needs it. */
+struct unwind_file {
+	enum { FILE_UNREAD, FILE_USABLE, FILE_UNUSABLE } state;
+	int fd;
+	Elf *elf;
+	const char *image;	/* the whole file, as libelf mapped it */
+	size_t size;
+	GElf_Phdr *loads;
+	size_t nloads;
+	uint64_t hdr_vaddr;	/* .eh_frame_hdr, 0 when there is none */
+	uint64_t fde_count;
+};
+
+/*
+ * What an unwind read from the copy: a register, or a stack word (or the
+ * fact that it was not in the copy).  Files are the same for as long as
+ * the address space is.
+ */
+struct unwind_input {
+	uint64_t what;		/* INPUT_* | register number or address */
+	uint64_t value;
+};
+#define INPUT_REGISTER		(UINT64_C(1) << 63)
+#define INPUT_MISSING		(UINT64_C(1) << 62)
+#define INPUTS_MAX		1024	/* an unwind that reads more is not kept */
+
+/*
+ * A past unwind: libunwind is deterministic, so a copy with the same
+ * values at every place that unwind read gives the same frames, whatever
+ * else differs (locals, loop counters in registers).
+ */
+struct unwind_memo {
+	uint32_t generation, max;
+	uint64_t ip, sp;
+	struct unwind_input *inputs;
+	uint32_t ninputs, nframes;
+	uint64_t *frames;
+};
+#define MEMO_SLOTS		1024
+
+struct unwinder {
+	struct address_spaces *spaces;
+	unw_addr_space_t as;
+	struct unwind_file *files;	/* by module index */
+	uint32_t nfiles;
+	uint32_t generation;		/* of the space libunwind's cache is about */
+	struct unwind_memo *memos;	/* MEMO_SLOTS, by hash of the key */
+	/* The unwind under way, and what it read. */
+	const struct ms_stack_copy *copy;
+	size_t copy_bytes;
+	const struct address_space *space;
+	struct unwind_input *inputs;
+	uint32_t ninputs;
+	uint64_t unwound, reused;
+};
+
+/* The bytes at vaddr of the file's loaded image, if the file holds them. */
+static const void *
+file_bytes(const struct unwind_file *f, uint64_t vaddr, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *p = &f->loads[i];
+		uint64_t off;
+
+		if (vaddr < p->p_vaddr || vaddr - p->p_vaddr > p->p_filesz ||
+		    len > p->p_filesz - (vaddr - p->p_vaddr))
+			continue;
+		off = p->p_offset + (vaddr - p->p_vaddr);
+		if (off > f->size || len > f->size - off)
+			return NULL;
+		return f->image + off;
+	}
+	return NULL;
+}
+
+/* Reads the search table's header: only the layout linkers write is taken. */
+static void
+read_eh_frame_hdr(struct unwind_file *f, uint64_t vaddr)
+{
+	const uint8_t *h = file_bytes(f, vaddr, EH_FRAME_HDR_TABLE);
+	uint32_t count;
+
+	if (!h || h[0] != 1 ||
+	    ((h[1] & 0x0f) != DW_EH_PE_udata4 && (h[1] & 0x0f) != DW_EH_PE_sdata4) ||
+	    h[2] != DW_EH_PE_udata4 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	memcpy(&count, h + 8, sizeof(count));
+	if (!file_bytes(f, vaddr + EH_FRAME_HDR_TABLE, (size_t)count * 8))
+		return;
+	f->hdr_vaddr = vaddr;
+	f->fde_count = count;
+}
+
+static void
+file_close(struct unwind_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->loads);
+	f->elf = NULL;
+	f->fd = -1;
+	f->loads = NULL;
+}
+
+/* Opens the module's file, if it is still the one the process mapped. */
+static void
+file_open(struct unwind_file *f, const struct space_module *m)
+{
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t i, n;
+
+	f->state = FILE_UNUSABLE;
+	f->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return;
+	f->elf = elf_open_fd(f->fd);
+	if (!f->elf || elf_getphdrnum(f->elf, &n) ||
+	    !(f->image = elf_rawfile(f->elf, &f->size)) ||
+	    (m->build_id_len && (elf_build_id(f->elf, build_id, sizeof(build_id)) !=
+				 m->build_id_len ||
+				 memcmp(build_id, m->build_id, m->build_id_len)))) {
+		file_close(f);
+		return;
+	}
+	f->loads = xreallocarray(NULL, n ? n : 1, sizeof(*f->loads));
+	for (i = 0; i < n; i++) {
+		GElf_Phdr p;
+
+		if (gelf_getphdr(f->elf, (int)i, &p) && p.p_type == PT_LOAD)
+			f->loads[f->nloads++] = p;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Phdr p;
+
+		if (gelf_getphdr(f->elf, (int)i, &p) && p.p_type == PT_GNU_EH_FRAME)
+			read_eh_frame_hdr(f, p.p_vaddr);
+	}
+	f->state = FILE_USABLE;
+}
+
+static const struct unwind_file *
+file_of(struct unwinder *u, uint32_t module)
+{
+	struct unwind_file *f;
+
+	if (!module || module > u->spaces->nmodules)
+		return NULL;
+	if (u->nfiles < u->spaces->nmodules) {
+		u->files = xreallocarray(u->files, u->spaces->nmodules, sizeof(*u->files));
+		for (; u->nfiles < u->spaces->nmodules; u->nfiles++)
+			u->files[u->nfiles] = (struct unwind_file){ .fd = -1 };
+	}
+	f = &u->files[module - 1];
+	if (f->state == FILE_UNREAD)
+		file_open(f, &u->spaces->modules[module - 1]);
+	return f->state == FILE_USABLE ? f : NULL;
+}
+
+/*
+ * What to add to the file's addresses to get the process's, from the
+ * load segment the mapping comes from.
+ */
+static bool
+mapping_bias(const struct unwind_file *f, const struct space_mapping *m, uint64_t *bias)
+{
+	size_t i;
+
+	for (i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *p = &f->loads[i];
+		uint64_t page = p->p_align > 1 ? p->p_offset & ~(p->p_align - 1) : p->p_offset;
+
+		if (m->offset >= page && m->offset < p->p_offset + p->p_filesz) {
+			*bias = m->start - m->offset + p->p_offset - p->p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int
+find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+	       int need_unwind_info, void *arg)
+{
+	struct unwinder *u = arg;
+	const struct space_mapping *m = address_space_find(u->space, ip);
+	const struct unwind_file *f = m ? file_of(u, m->module) : NULL;
+	unw_dyn_info_t di;
+	uint64_t bias;
+
+	if (!f || !f->hdr_vaddr || !mapping_bias(f, m, &bias))
+		return -UNW_ENOINFO;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = m->start;
+	di.end_ip = m->end;
+	di.u.rti.segbase = bias + f->hdr_vaddr;
+	di.u.rti.table_data = bias + f->hdr_vaddr + EH_FRAME_HDR_TABLE;
+	/* In words: each entry is two 4-byte offsets. */
+	di.u.rti.table_len = f->fde_count * 8 / sizeof(unw_word_t);
+	return _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+/* libunwind frees what the table search allocated itself. */
+static void
+put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+}
+
+static int
+get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	return -UNW_ENOINFO;
+}
+
+static void
+note_input(struct unwinder *u, uint64_t what, uint64_t value)
+{
+	if (u->ninputs < INPUTS_MAX)
+		u->inputs[u->ninputs] = (struct unwind_input){ what, value };
+	u->ninputs++;
+}
+
+/* The stack word at addr, if the copy holds it. */
+static bool
+stack_word(const struct ms_stack_copy *c, size_t copy_bytes, uint64_t addr, uint64_t *value)
+{
+	if (addr < c->regs.sp || addr < c->base || addr - c->base > copy_bytes ||
+	    sizeof(*value) > copy_bytes - (addr - c->base))
+		return false;
+	memcpy(value, c->bytes + (addr - c->base), sizeof(*value));
+	return true;
+}
+
+/* The copy for the stack, the mapped files for the rest. */
+static int
+access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t value;
+	size_t i;
+
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (stack_word(u->copy, u->copy_bytes, addr, &value)) {
+		note_input(u, addr, value);
+		*valp = value;
+		return 0;
+	}
+	/* What a stack address would have been, had the copy been longer. */
+	note_input(u, INPUT_MISSING | addr, 0);
+	for (i = 0; i < u->space->n; i++) {
+		const struct space_mapping *m = &u->space->maps[i];
+		const struct unwind_file *f = file_of(u, m->module);
+		const void *bytes;
+		uint64_t bias;
+
+		if (f && mapping_bias(f, m, &bias) &&
+		    (bytes = file_bytes(f, addr - bias, sizeof(*valp)))) {
+			memcpy(valp, bytes, sizeof(*valp));
+			return 0;
+		}
+	}
+	return -UNW_EINVAL;
+}
+
+static bool
+register_value(const struct ms_user_regs *r, uint64_t reg, uint64_t *value)
+{
+	switch (reg) {
+	case UNW_X86_64_RIP: *value = r->ip; return true;
+	case UNW_X86_64_RSP: *value = r->sp; return true;
+	case UNW_X86_64_RBP: *value = r->bp; return true;
+	case UNW_X86_64_RBX: *value = r->bx; return true;
+	case UNW_X86_64_R12: *value = r->r12; return true;
+	case UNW_X86_64_R13: *value = r->r13; return true;
+	case UNW_X86_64_R14: *value = r->r14; return true;
+	case UNW_X86_64_R15: *value = r->r15; return true;
+	default: return false;
+	}
+}
+
+static int
+access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write, void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t value;
+
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (reg < 0 || !register_value(&u->copy->regs, (uint64_t)reg, &value))
+		return -UNW_EBADREG;
+	note_input(u, INPUT_REGISTER | (uint64_t)reg, value);
+	*valp = value;
+	return 0;
+}
+
+static int
+access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write, void *arg)
+{
+	return -UNW_EBADREG;
+}
+
+static int
+resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
+{
+	return -UNW_EINVAL;
+}
+
+static int
+get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+	      unw_word_t *offset, void *arg)
+{
+	return -UNW_ENOINFO;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+struct unwinder *
+unwinder_new(struct address_spaces *spaces)
+{
+	struct unwinder *u = xcalloc(1, sizeof(*u));
+
+	u->spaces = spaces;
+	u->as = unw_create_addr_space(&accessors, 0);
+	if (!u->as) {
+		free(u);
+		return NULL;
+	}
+	/* Valid while the space stays the same: flushed when it changes. */
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	u->memos = xcalloc(MEMO_SLOTS, sizeof(*u->memos));
+	u->inputs = xreallocarray(NULL, INPUTS_MAX, sizeof(*u->inputs));
+	return u;
+}
+
+void
+unwinder_free(struct unwinder *u)
+{
+	uint32_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nfiles; i++)
+		file_close(&u->files[i]);
+	free(u->files);
+	for (i = 0; i < MEMO_SLOTS; i++) {
+		free(u->memos[i].inputs);
+		free(u->memos[i].frames);
+	}
+	free(u->memos);
+	free(u->inputs);
+	unw_destroy_addr_space(u->as);
+	free(u);
+}
+
+/* Whether the copy holds what the memo's unwind read, value for value. */
+static bool
+memo_matches(const struct unwind_memo *m, const struct ms_stack_copy *copy,
+	     size_t copy_bytes)
+{
+	uint32_t i;
+	uint64_t value;
+
+	for (i = 0; i < m->ninputs; i++) {
+		const struct unwind_input *in = &m->inputs[i];
+		bool have;
+
+		if (in->what & INPUT_REGISTER)
+			have = register_value(&copy->regs, in->what & ~INPUT_REGISTER, &value);
+		else
+			have = stack_word(copy, copy_bytes, in->what & ~INPUT_MISSING, &value);
+		if (have != !(in->what & INPUT_MISSING) || (have && value != in->value))
+			return false;
+	}
+	return true;
+}
+
+static void
+memo_keep(struct unwind_memo *m, const struct unwinder *u, uint32_t max,
+	  const uint64_t *frames, uint32_t n)
+{
+	free(m->inputs);
+	free(m->frames);
+	*m = (struct unwind_memo){
+		.generation = u->generation, .max = max,
+		.ip = u->copy->regs.ip, .sp = u->copy->regs.sp,
+		.ninputs = u->ninputs, .nframes = n,
+	};
+	m->inputs = xreallocarray(NULL, u->ninputs ? u->ninputs : 1, sizeof(*m->inputs));
+	memcpy(m->inputs, u->inputs, u->ninputs * sizeof(*m->inputs));
+	m->frames = xreallocarray(NULL, n, sizeof(*m->frames));
+	memcpy(m->frames, frames, n * sizeof(*frames));
+}
+
+uint32_t
+unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len,
+		uint64_t *frames, uint32_t max)
+{
+	uint64_t key[3], hash;
+	struct unwind_memo *m;
+	unw_cursor_t cursor;
+	unw_word_t ip;
+	uint32_t n = 0;
+
+	if (len < sizeof(*copy) || !max)
+		return 0;
+	u->copy = copy;
+	u->copy_bytes = len - sizeof(*copy);
+	u->space = address_spaces_get(u->spaces, copy->event.pid);
+	if (u->space->generation != u->generation) {
+		unw_flush_cache(u->as, 0, 0);
+		u->generation = u->space->generation;
+	}
+
+	key[0] = u->generation;
+	key[1] = copy->regs.ip;
+	key[2] = copy->regs.sp;
+	hash = stack_hash_words(max, key, 3);
+	m = &u->memos[hash % MEMO_SLOTS];
+	if (m->frames && m->generation == u->generation && m->max == max &&
+	    m->ip == copy->regs.ip && m->sp == copy->regs.sp &&
+	    memo_matches(m, copy, u->copy_bytes)) {
+		u->reused++;
+		memcpy(frames, m->frames, m->nframes * sizeof(*frames));
+		return m->nframes;
+	}
+
+	u->unwound++;
+	u->ninputs = 0;
+	frames[n++] = copy->regs.ip;
+	if (unw_init_remote(&cursor, u->as, u) >= 0) {
+		while (n < max && unw_step(&cursor) > 0) {
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || !ip)
+				break;
+			frames[n++] = ip;
+		}
+	}
+	if (u->ninputs <= INPUTS_MAX)
+		memo_keep(m, u, max, frames, n);
+	return n;
+}
+
+void
+unwinder_counts(const struct unwinder *u, uint64_t *unwound, uint64_t *reused)
+{
+	*unwound = u->unwound;
+	*reused = u->reused;
+}
