@@ -168,23 +168,24 @@ walk_frame_pointers(struct pt_regs *ctx, __u64 *frames, bool *complete)
 }
 
 /*
- * Sends the event with a copy of the thread's stack, from the stack
- * pointer up to the stack's top or stack_copy_bytes.  The ring record is
- * sized first, by reading a byte of each page above the stack pointer,
- * because a read that crosses the top fails whole.  Returns false when
- * the ring has no room for it.
+ * Sends the event with a copy of the thread's stack: stack_copy_bytes
+ * from the stack pointer, in whole chunks, or up to the stack's top.  The
+ * ring record is sized first, by reading a byte of each page above the
+ * stack pointer, because a read that crosses the top fails whole.
+ * Returns false when the ring has no room for it.
  */
 static __always_inline bool
 send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
 {
 	__u64 base = ctx->sp & ~(__u64)(MS_STACK_CHUNK - 1);
-	__u64 end = base + stack_copy_bytes, page, probe;
+	__u64 end = base + stack_copy_bytes + (ctx->sp > base ? MS_STACK_CHUNK : 0);
+	__u64 page, probe;
 	struct ms_stack_copy *rec;
 	struct bpf_dynptr dp;
 	__u32 size, i;
 	void *chunk;
 
-	for (i = 1; i <= MS_STACK_COPY_MAX / 4096; i++) {
+	for (i = 1; i <= MS_STACK_RECORD_MAX / 4096; i++) {
 		page = (base & ~4095ULL) + i * 4096ULL;
 		if (page >= end)
 			break;
@@ -214,7 +215,7 @@ send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
 	rec->regs.r14 = ctx->r14;
 	rec->regs.r15 = ctx->r15;
 	rec->base = base;
-	for (i = 0; i < MS_STACK_COPY_MAX / MS_STACK_CHUNK; i++) {
+	for (i = 0; i < MS_STACK_RECORD_MAX / MS_STACK_CHUNK; i++) {
 		if (i * MS_STACK_CHUNK >= size)
 			break;
 		chunk = bpf_dynptr_data(&dp, sizeof(*rec) + i * MS_STACK_CHUNK,

@@ -112,12 +112,14 @@ struct ms_stack_event {
 };
 
 /*
- * Stack copies are taken from the stack pointer rounded down to a chunk,
- * in chunks, up to the stack's top or the copy size, at most
- * MS_STACK_COPY_MAX bytes.
+ * Stack copies are taken in chunks, from the stack pointer rounded down
+ * to a chunk, until the copy size (at most MS_STACK_COPY_MAX) is taken
+ * from the stack pointer or the stack's top is reached.  A record's copy
+ * is at most MS_STACK_RECORD_MAX bytes.
  */
 #define MS_STACK_CHUNK		512
 #define MS_STACK_COPY_MAX	65536
+#define MS_STACK_RECORD_MAX	(MS_STACK_COPY_MAX + MS_STACK_CHUNK)
 
 /*
  * The registers DWARF unwinding starts from: at the return of the call,

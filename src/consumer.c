@@ -49,7 +49,7 @@ stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames
 }
 
 /* The most bytes a ring record can have: a copy of the largest size. */
-#define RECORD_MAX (sizeof(struct ms_stack_copy) + MS_STACK_COPY_MAX)
+#define RECORD_MAX (sizeof(struct ms_stack_copy) + MS_STACK_RECORD_MAX)
 
 /* A copied stack, unwound: the same frames are the same stack id. */
 static uint32_t
@@ -356,12 +356,10 @@ consumer_dropped_stacks(const struct consumer *c)
 }
 
 void
-consumer_unwinding(const struct consumer *c, uint64_t *unwound, uint64_t *reused)
+consumer_unwind_stats(const struct consumer *c, struct unwind_stats *out)
 {
-	if (c->unwinder) {
-		unwinder_counts(c->unwinder, unwound, reused);
-	} else {
-		*unwound = 0;
-		*reused = 0;
-	}
+	if (c->unwinder)
+		unwinder_stats(c->unwinder, out);
+	else
+		memset(out, 0, sizeof(*out));
 }

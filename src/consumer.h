@@ -17,6 +17,7 @@
 struct record;
 struct memsup_bpf;
 struct ring_buffer;
+struct unwind_stats;
 struct unwinder;
 
 typedef void (*record_sink)(void *ctx, const struct record *r);
@@ -96,7 +97,7 @@ uint64_t consumer_max_fill(const struct consumer *c);
 uint64_t consumer_lost_calls(const struct consumer *c);
 /* Allocations recorded without their stack: the ring was too full. */
 uint64_t consumer_dropped_stacks(const struct consumer *c);
-/* Stack copies unwound, and those an earlier unwind served: unwinder_counts(). */
-void consumer_unwinding(const struct consumer *c, uint64_t *unwound, uint64_t *reused);
+/* What unwinding the stack copies took: unwinder_stats(). */
+void consumer_unwind_stats(const struct consumer *c, struct unwind_stats *out);
 
 #endif

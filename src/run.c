@@ -25,6 +25,7 @@
 #include "record.h"
 #include "report-text.h"
 #include "tracer.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -625,14 +626,16 @@ print_pressure(struct session *s)
 		(unsigned long long)consumer_max_fill(&s->consumer));
 }
 
-/* What DWARF unwinding did: the copies it unwound, and those it did not need to. */
+/* What DWARF unwinding took. */
 static void
-print_unwinding(uint64_t unwound, uint64_t reused)
+print_unwinding(const struct unwind_stats *u)
 {
-	fprintf(stderr, "memsup: %llu stacks copied for DWARF unwinding: %llu "
-		"unwound, %llu the same as one unwound before\n",
-		(unsigned long long)(unwound + reused), (unsigned long long)unwound,
-		(unsigned long long)reused);
+	fprintf(stderr, "memsup: %llu stacks copied for DWARF unwinding (%llu bytes "
+		"each on average): %llu unwound in %.1f ms, the others the same "
+		"as one unwound before\n",
+		(unsigned long long)u->copies,
+		(unsigned long long)(u->copy_bytes / u->copies),
+		(unsigned long long)u->unwound, (double)u->unwind_ns / 1e6);
 }
 
 static int
@@ -649,7 +652,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;
-	uint64_t unwound, reused;
+	struct unwind_stats unwinding;
 	char status[64];
 
 	if (err)
@@ -665,9 +668,9 @@ finish(struct session *s, const char *output, bool quiet)
 	}
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
-	consumer_unwinding(&s->consumer, &unwound, &reused);
-	if (!quiet && unwound)
-		print_unwinding(unwound, reused);
+	consumer_unwind_stats(&s->consumer, &unwinding);
+	if (!quiet && unwinding.copies)
+		print_unwinding(&unwinding);
 	if (!quiet)
 		fprintf(stderr, "memsup: capture written to %s\n", output);
 	if (s->pressure.timed_out) {

@@ -15,6 +15,7 @@
 #include <libunwind-x86_64.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *const unwind_backend = "libunwind";
@@ -83,7 +84,7 @@ struct unwinder {
 	const struct address_space *space;
 	struct unwind_input *inputs;
 	uint32_t ninputs;
-	uint64_t unwound, reused;
+	struct unwind_stats stats;
 };
 
 /* The bytes at vaddr of the file's loaded image, if the file holds them. */
@@ -443,6 +444,7 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 {
 	uint64_t key[3], hash;
 	struct unwind_memo *m;
+	struct timespec start, end;
 	unw_cursor_t cursor;
 	unw_word_t ip;
 	uint32_t n = 0;
@@ -451,6 +453,8 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 		return 0;
 	u->copy = copy;
 	u->copy_bytes = len - sizeof(*copy);
+	u->stats.copies++;
+	u->stats.copy_bytes += u->copy_bytes;
 	u->space = address_spaces_get(u->spaces, copy->event.pid);
 	if (u->space->generation != u->generation) {
 		unw_flush_cache(u->as, 0, 0);
@@ -465,12 +469,11 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 	if (m->frames && m->generation == u->generation && m->max == max &&
 	    m->ip == copy->regs.ip && m->sp == copy->regs.sp &&
 	    memo_matches(m, copy, u->copy_bytes)) {
-		u->reused++;
 		memcpy(frames, m->frames, m->nframes * sizeof(*frames));
 		return m->nframes;
 	}
 
-	u->unwound++;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	u->ninputs = 0;
 	frames[n++] = copy->regs.ip;
 	if (unw_init_remote(&cursor, u->as, u) >= 0) {
@@ -482,12 +485,15 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 	}
 	if (u->ninputs <= INPUTS_MAX)
 		memo_keep(m, u, max, frames, n);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	u->stats.unwound++;
+	u->stats.unwind_ns += (uint64_t)(end.tv_sec - start.tv_sec) * 1000000000 +
+			      (uint64_t)end.tv_nsec - (uint64_t)start.tv_nsec;
 	return n;
 }
 
 void
-unwinder_counts(const struct unwinder *u, uint64_t *unwound, uint64_t *reused)
+unwinder_stats(const struct unwinder *u, struct unwind_stats *out)
 {
-	*unwound = u->unwound;
-	*reused = u->reused;
+	*out = u->stats;
 }

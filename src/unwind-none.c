@@ -7,6 +7,7 @@
 #include "unwind.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *const unwind_backend = NULL;
 
@@ -29,8 +30,7 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 }
 
 void
-unwinder_counts(const struct unwinder *u, uint64_t *unwound, uint64_t *reused)
+unwinder_stats(const struct unwinder *u, struct unwind_stats *out)
 {
-	*unwound = 0;
-	*reused = 0;
+	memset(out, 0, sizeof(*out));
 }

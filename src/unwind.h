@@ -31,9 +31,16 @@ void unwinder_free(struct unwinder *u);
 uint32_t unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy,
 			 size_t len, uint64_t *frames, uint32_t max);
 /*
- * The copies unwound, and those that needed no unwinding: what an
- * earlier unwind read held the same values in them.
+ * What unwinding took so far.  A copy is not unwound when the places an
+ * earlier unwind read hold the same values in it: it gets that unwind's
+ * frames.
  */
-void unwinder_counts(const struct unwinder *u, uint64_t *unwound, uint64_t *reused);
+struct unwind_stats {
+	uint64_t copies;	/* handed to unwinder_unwind() */
+	uint64_t copy_bytes;	/* their stack bytes */
+	uint64_t unwound;	/* of them, unwound by libunwind */
+	uint64_t unwind_ns;	/* the time that took */
+};
+void unwinder_stats(const struct unwinder *u, struct unwind_stats *out);
 
 #endif
