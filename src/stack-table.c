@@ -32,6 +32,10 @@ stack_hash_words(uint64_t seed, const uint64_t *words, size_t n)
 		h ^= words[i];
 		h *= 0x100000001b3ULL;
 	}
+	/* Mixed down, so that the low bits depend on the high bits of words. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return h ? h : 1;
 }
 
