@@ -167,24 +167,36 @@ walk_frame_pointers(struct pt_regs *ctx, __u64 *frames, bool *complete)
 	return i;
 }
 
+static long
+mapping_end(struct task_struct *task, struct vm_area_struct *vma, void *end)
+{
+	*(__u64 *)end = vma->vm_end;
+	return 0;
+}
+
 /*
  * Sends the event with a copy of the thread's stack: stack_copy_bytes
  * from the stack pointer, in whole chunks, or up to the stack's top.  The
- * ring record is sized first, by reading a byte of each page above the
- * stack pointer, because a read that crosses the top fails whole.
- * Returns false when the ring has no room for it.
+ * top is where the stack's mapping ends (whatever is mapped above it is
+ * not stack), or, should the mapping be out of reach (its lock taken),
+ * the first page that cannot be read: a read that crosses the top fails
+ * whole, so the record is sized first, by reading a byte of each page
+ * above the stack pointer.  Returns false when the ring has no room.
  */
 static __always_inline bool
 send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
 {
 	__u64 base = ctx->sp & ~(__u64)(MS_STACK_CHUNK - 1);
 	__u64 end = base + stack_copy_bytes + (ctx->sp > base ? MS_STACK_CHUNK : 0);
-	__u64 page, probe;
+	__u64 top = 0, page, probe;
 	struct ms_stack_copy *rec;
 	struct bpf_dynptr dp;
 	__u32 size, i;
 	void *chunk;
 
+	if (!bpf_find_vma(bpf_get_current_task_btf(), ctx->sp, mapping_end, &top, 0) &&
+	    top > ctx->sp && top < end)
+		end = top;
 	for (i = 1; i <= MS_STACK_RECORD_MAX / 4096; i++) {
 		page = (base & ~4095ULL) + i * 4096ULL;
 		if (page >= end)

@@ -21,7 +21,7 @@ enum {
 	DEFAULT_MAX_THREADS = 4096,
 	DEFAULT_MAX_PROCESSES = 16384,
 	DEFAULT_STACK_DEPTH = 64,
-	DEFAULT_STACK_COPY = 8192,
+	DEFAULT_STACK_COPY = 32768,
 	MAX_MAP_ENTRIES = 1 << 24,
 };
 
@@ -82,7 +82,7 @@ usage(FILE *out)
 	      "      --stack-copy=SIZE\n"
 	      "                     copy at most SIZE bytes of stack for DWARF\n"
 	      "                     unwinding, 512 to 64K in steps of 512\n"
-	      "                     (default: 8K)\n"
+	      "                     (default: 32K)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"

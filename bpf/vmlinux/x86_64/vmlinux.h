@@ -87,6 +87,11 @@ struct task_struct {
 	unsigned int ptrace;
 };
 
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+};
+
 #pragma clang attribute pop
 
 #endif /* __VMLINUX_H__ */
