@@ -51,6 +51,14 @@ stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames
 /* The most bytes a ring record can have: a copy of the largest size. */
 #define RECORD_MAX (sizeof(struct ms_stack_copy) + MS_STACK_RECORD_MAX)
 
+/* A stack the BPF program walked. */
+static uint32_t
+walked_stack_id(struct consumer *c, const struct ms_stack_event *se, size_t size)
+{
+	return stack_id_of(c, &se->event, (const uint64_t *)se->frames,
+			   (uint32_t)((size - sizeof(se->event)) / sizeof(se->frames[0])));
+}
+
 /* A copied stack, unwound: the same frames are the same stack id. */
 static uint32_t
 copied_stack_id(struct consumer *c, const struct ms_stack_copy *copy, size_t size)
@@ -80,16 +88,14 @@ send_record(struct consumer *c, const void *data, size_t size)
 	if (e->flags & MS_EVENT_STACK_COPY)
 		r.call.stack_id = copied_stack_id(c, data, size);
 	else
-		r.call.stack_id = stack_id_of(c, e,
-					      (const uint64_t *)((const struct ms_stack_event *)data)->frames,
-					      (uint32_t)((size - sizeof(*e)) / sizeof(uint64_t)));
+		r.call.stack_id = walked_stack_id(c, data, size);
 	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
 }
 
-/* An event, with frames or with a stack copy. */
+/* An event, with frames or with a stack copy (only when there is an unwinder). */
 static bool
-record_valid(const void *data, size_t size)
+record_valid(const struct consumer *c, const void *data, size_t size)
 {
 	const struct ms_event *e = data;
 
@@ -98,7 +104,7 @@ record_valid(const void *data, size_t size)
 	if (e->flags & MS_EVENT_STACK_COPY) {
 		const struct ms_stack_copy *copy = data;
 
-		return size >= sizeof(*copy) && size <= RECORD_MAX &&
+		return c->unwinder && size >= sizeof(*copy) && size <= RECORD_MAX &&
 		       (size - sizeof(*copy)) % sizeof(uint64_t) == 0 &&
 		       copy->regs.sp >= copy->base && !(copy->regs.sp % sizeof(uint64_t));
 	}
@@ -116,7 +122,7 @@ on_event(void *ctx, void *data, size_t size)
 	struct consumer *c = ctx;
 	const struct ms_event *e = data;
 
-	if (!record_valid(data, size))
+	if (!record_valid(c, data, size))
 		return -EINVAL;
 	if (e->time_ns > c->limit_ns) {
 		memcpy(c->held, data, size);
