@@ -45,16 +45,17 @@ struct unwind_file {
 };
 
 /*
- * What an unwind read from the copy: a register, or a stack word (or the
- * fact that it was not in the copy).  Files are the same for as long as
- * the address space is.
+ * What an unwind read from the copy: a register or a stack word.  What
+ * it read elsewhere (the files, which are the same for as long as the
+ * address space is, or nothing) matters only in that it was not in the
+ * copy: the lowest end of such a read at or above the stack pointer
+ * bounds the copies that answer the same.
  */
 struct unwind_input {
-	uint64_t what;		/* INPUT_* | register number or address */
+	uint64_t what;		/* INPUT_REGISTER | register number, or address */
 	uint64_t value;
 };
 #define INPUT_REGISTER		(UINT64_C(1) << 63)
-#define INPUT_MISSING		(UINT64_C(1) << 62)
 #define INPUTS_MAX		1024	/* an unwind that reads more is not kept */
 
 /*
@@ -64,7 +65,8 @@ struct unwind_input {
  */
 struct unwind_memo {
 	uint32_t generation, max;
-	uint64_t ip, sp;
+	uint64_t ip, sp, base;
+	uint64_t outside_end;	/* a copy ending at or past this held more */
 	struct unwind_input *inputs;
 	uint32_t ninputs, nframes;
 	uint64_t *frames;
@@ -84,6 +86,7 @@ struct unwinder {
 	const struct address_space *space;
 	struct unwind_input *inputs;
 	uint32_t ninputs;
+	uint64_t outside_end;
 	struct unwind_stats stats;
 };
 
@@ -283,8 +286,9 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, vo
 		*valp = value;
 		return 0;
 	}
-	/* What a stack address would have been, had the copy been longer. */
-	note_input(u, INPUT_MISSING | addr, 0);
+	/* What a longer copy would have answered from the stack. */
+	if (addr >= u->copy->regs.sp && addr < u->outside_end - sizeof(*valp))
+		u->outside_end = addr + sizeof(*valp);
 	for (i = 0; i < u->space->n; i++) {
 		const struct space_mapping *m = &u->space->maps[i];
 		const struct unwind_file *f = file_of(u, m->module);
@@ -407,6 +411,8 @@ memo_matches(const struct unwind_memo *m, const struct ms_stack_copy *copy,
 	uint32_t i;
 	uint64_t value;
 
+	if (copy->base != m->base || copy_bytes >= m->outside_end - m->base)
+		return false;
 	for (i = 0; i < m->ninputs; i++) {
 		const struct unwind_input *in = &m->inputs[i];
 		bool have;
@@ -414,8 +420,8 @@ memo_matches(const struct unwind_memo *m, const struct ms_stack_copy *copy,
 		if (in->what & INPUT_REGISTER)
 			have = register_value(&copy->regs, in->what & ~INPUT_REGISTER, &value);
 		else
-			have = stack_word(copy, copy_bytes, in->what & ~INPUT_MISSING, &value);
-		if (have != !(in->what & INPUT_MISSING) || (have && value != in->value))
+			have = stack_word(copy, copy_bytes, in->what, &value);
+		if (!have || value != in->value)
 			return false;
 	}
 	return true;
@@ -429,8 +435,8 @@ memo_keep(struct unwind_memo *m, const struct unwinder *u, uint32_t max,
 	free(m->frames);
 	*m = (struct unwind_memo){
 		.generation = u->generation, .max = max,
-		.ip = u->copy->regs.ip, .sp = u->copy->regs.sp,
-		.ninputs = u->ninputs, .nframes = n,
+		.ip = u->copy->regs.ip, .sp = u->copy->regs.sp, .base = u->copy->base,
+		.outside_end = u->outside_end, .ninputs = u->ninputs, .nframes = n,
 	};
 	m->inputs = xreallocarray(NULL, u->ninputs ? u->ninputs : 1, sizeof(*m->inputs));
 	memcpy(m->inputs, u->inputs, u->ninputs * sizeof(*m->inputs));
@@ -475,6 +481,7 @@ unwinder_unwind(struct unwinder *u, const struct ms_stack_copy *copy, size_t len
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	u->ninputs = 0;
+	u->outside_end = UINT64_MAX;
 	frames[n++] = copy->regs.ip;
 	if (unw_init_remote(&cursor, u->as, u) >= 0) {
 		while (n < max && unw_step(&cursor) > 0) {
