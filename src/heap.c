@@ -83,6 +83,7 @@ heap_init(struct heap_model *h)
 	h->sites = NULL;
 	h->nsites = 0;
 	h->peak_version = 0;
+	u64map_init(&h->last_alloc);
 }
 
 void
@@ -98,6 +99,13 @@ heap_free(struct heap_model *h)
 	free(h->procs);
 	free(h->sites);
 	u64map_free(&h->running);
+	u64map_free(&h->last_alloc);
+}
+
+unsigned int
+heap_size_class(uint64_t size)
+{
+	return size ? 64 - (unsigned int)__builtin_clzll(size) : 0;
 }
 
 static struct heap_process *
@@ -160,6 +168,7 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 {
 	struct heap_site *st;
 	uint64_t old, peak = h->tree.peak_bytes;
+	unsigned int class = heap_size_class(size);
 
 	/* An address handed out twice means its free was not seen. */
 	if (u64map_remove(&p->live, ptr, &old) && !(old & HEAP_INHERITED))
@@ -174,6 +183,8 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 	p->stats.bytes_allocated += size;
 	p->stats.live_bytes += size;
 	p->stats.live_blocks++;
+	p->stats.size_classes[class]++;
+	h->tree.size_classes[class]++;
 	h->tree.allocs++;
 	h->tree.bytes_allocated += size;
 	h->tree.live_bytes += size;
@@ -184,7 +195,8 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 		h->peak_version++;
 }
 
-static void
+/* Returns the block's value, 0 for an address not live. */
+static uint64_t
 block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr)
 {
 	uint64_t value;
@@ -192,12 +204,41 @@ block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr)
 	if (!u64map_remove(&p->live, ptr, &value)) {
 		p->stats.unknown_frees++;
 		h->tree.unknown_frees++;
-		return;
+		return 0;
 	}
 	p->stats.frees++;
 	h->tree.frees++;
 	if (!(value & HEAP_INHERITED))
 		block_gone(h, p, value);
+	return value;
+}
+
+/*
+ * A block freed by the thread that allocated it last, before that thread
+ * allocated anything else, was temporary.  Keyed by tid: the same thread
+ * in another process after a fork is another tid.
+ */
+static void
+note_allocated(struct heap_model *h, uint32_t tid, uint64_t ptr)
+{
+	if (tid && ptr)
+		u64map_put(&h->last_alloc, tid, ptr);
+}
+
+static void
+note_freed(struct heap_model *h, struct heap_process *p, uint32_t tid, uint64_t ptr,
+	   uint64_t value)
+{
+	struct u64map_slot *last = tid ? u64map_find(&h->last_alloc, tid) : NULL;
+
+	if (!last || last->value != ptr)
+		return;
+	u64map_remove(&h->last_alloc, tid, NULL);
+	if (!value || (value & HEAP_INHERITED))
+		return;
+	p->stats.temporary++;
+	h->tree.temporary++;
+	site_of(h, block_site(value))->temporary++;
 }
 
 static void
@@ -215,7 +256,7 @@ apply_call(struct heap_model *h, const struct record *r)
 
 	switch (r->call.call) {
 	case MS_CALL_FREE:
-		block_freed(h, p, ptr);
+		note_freed(h, p, r->tid, ptr, block_freed(h, p, ptr));
 		return;
 	case MS_CALL_REALLOC:
 	case MS_CALL_REALLOCARRAY:
@@ -224,6 +265,7 @@ apply_call(struct heap_model *h, const struct record *r)
 		if (ptr) {
 			block_freed(h, p, old);
 			block_allocated(h, p, ptr, r->call.size, r->call.site, r->time_ns);
+			note_allocated(h, r->tid, ptr);
 		} else if (r->call.size == 0) {
 			/* glibc: realloc(p, 0) frees p and returns NULL */
 			block_freed(h, p, old);
@@ -233,10 +275,12 @@ apply_call(struct heap_model *h, const struct record *r)
 		}
 		return;
 	}
-	if (ptr)
+	if (ptr) {
 		block_allocated(h, p, ptr, r->call.size, r->call.site, r->time_ns);
-	else
+		note_allocated(h, r->tid, ptr);
+	} else {
 		call_failed(h, p);
+	}
 }
 
 /* The process's blocks leave the tree's live heap with its address space. */

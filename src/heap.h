@@ -13,6 +13,12 @@
 
 struct record;
 
+/*
+ * Allocation sizes by class: class 0 is size 0, class k > 0 holds the
+ * sizes from 2^(k-1) to 2^k - 1.
+ */
+#define HEAP_SIZE_CLASSES 65
+
 struct heap_stats {
 	uint64_t allocs;
 	uint64_t frees;
@@ -25,6 +31,9 @@ struct heap_stats {
 	uint64_t peak_time_ns;
 	uint64_t leaked_bytes;		/* live at process exit */
 	uint64_t leaked_blocks;
+	/* Freed by their thread before it allocated again (heaptrack's rule). */
+	uint64_t temporary;
+	uint64_t size_classes[HEAP_SIZE_CLASSES];	/* allocations by size */
 };
 
 struct heap_process {
@@ -54,6 +63,7 @@ struct heap_site {
 	uint64_t leaked_blocks;
 	uint64_t live_at_peak;		/* see heap_site_peak_bytes() */
 	uint64_t peak_version;
+	uint64_t temporary;
 };
 
 struct heap_model {
@@ -64,11 +74,15 @@ struct heap_model {
 	struct heap_site *sites;	/* by site; site 0 is "no stack" */
 	size_t nsites;
 	uint64_t peak_version;		/* how many times the tree peaked */
+	/* tid -> its last block, until it allocates again or frees it */
+	struct u64map last_alloc;
 };
 
 void heap_init(struct heap_model *h);
 void heap_free(struct heap_model *h);
 void heap_apply(struct heap_model *h, const struct record *r);
+/* The size class of an allocation of size bytes. */
+unsigned int heap_size_class(uint64_t size);
 /* The bytes the blocks of site held when the tree's live heap peaked. */
 uint64_t heap_site_peak_bytes(const struct heap_model *h, uint32_t site);
 

@@ -44,6 +44,7 @@ print_stats(FILE *out, const struct heap_stats *st)
 	fprintf(out, "    allocations:    %" PRIu64 " (%" PRIu64 " bytes)\n",
 		st->allocs, st->bytes_allocated);
 	fprintf(out, "    frees:          %" PRIu64 "\n", st->frees);
+	fprintf(out, "    temporary:      %" PRIu64 "\n", st->temporary);
 	fprintf(out, "    peak live heap: %" PRIu64 " bytes at %.6f s\n",
 		st->peak_bytes, seconds(st->peak_time_ns));
 	fprintf(out, "    leaked at exit: %" PRIu64 " bytes in %" PRIu64 " block%s\n",
@@ -120,6 +121,22 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (end->dropped_stacks)
 		fprintf(out, "  stacks left out: %" PRIu64 " (the ring was full)\n",
 			end->dropped_stacks);
+}
+
+void
+sizes_print(FILE *out, const struct heap_stats *st)
+{
+	unsigned int k;
+
+	fprintf(out, "allocations by size (bytes):\n");
+	for (k = 0; k < HEAP_SIZE_CLASSES; k++) {
+		uint64_t low = k ? UINT64_C(1) << (k - 1) : 0;
+		uint64_t high = k ? low * 2 - 1 : 0;
+
+		if (st->size_classes[k])
+			fprintf(out, "  %20" PRIu64 " - %-20" PRIu64 " %" PRIu64 "\n",
+				low, high, st->size_classes[k]);
+	}
 }
 
 void

@@ -7,6 +7,7 @@
 
 struct capture_end;
 struct heap_model;
+struct heap_stats;
 struct record;
 
 /* How a wait status reads: "exited 3", "killed by SIGKILL". */
@@ -14,6 +15,8 @@ const char *describe_wait_status(int status, char *buf, size_t size);
 
 void summary_print(FILE *out, const struct heap_model *h,
 		   const struct capture_end *end);
+/* How many allocations fell in each size class, the empty ones left out. */
+void sizes_print(FILE *out, const struct heap_stats *st);
 /* One line per record: time, pid, tid, what happened. */
 void event_print(FILE *out, const struct record *r);
 
