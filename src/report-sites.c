@@ -8,6 +8,49 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_names[] = {
+	[METRIC_PEAK] = "peak",
+	[METRIC_LEAKED] = "leaked",
+	[METRIC_ALLOCATED] = "allocated",
+	[METRIC_COUNT] = "count",
+	[METRIC_TEMPORARY] = "temporary",
+};
+
+bool
+site_metric_parse(const char *name, enum site_metric *m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(metric_names) / sizeof(metric_names[0]); i++) {
+		if (!strcmp(name, metric_names[i])) {
+			*m = (enum site_metric)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t
+site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m)
+{
+	const struct heap_site *st = &h->sites[site];
+
+	switch (m) {
+	case METRIC_PEAK:
+		return heap_site_peak_bytes(h, site);
+	case METRIC_LEAKED:
+		return st->leaked_bytes;
+	case METRIC_ALLOCATED:
+		return st->bytes_allocated;
+	case METRIC_COUNT:
+		return st->allocs;
+	case METRIC_TEMPORARY:
+		return st->temporary;
+	}
+	return 0;
+}
 
 struct ranked {
 	uint32_t site;
@@ -24,9 +67,47 @@ by_value_descending(const void *a, const void *b)
 	return x->site < y->site ? -1 : x->site > y->site;
 }
 
+uint32_t *
+sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count)
+{
+	struct ranked *order = xcalloc(h->nsites ? h->nsites : 1, sizeof(*order));
+	uint32_t *sites;
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nsites; i++) {
+		uint64_t v = site_metric_value(h, (uint32_t)i, m);
+
+		if (v)
+			order[n++] = (struct ranked){ (uint32_t)i, v };
+	}
+	qsort(order, n, sizeof(*order), by_value_descending);
+	sites = xcalloc(n ? n : 1, sizeof(*sites));
+	for (i = 0; i < n; i++)
+		sites[i] = order[i].site;
+	free(order);
+	*count = n;
+	return sites;
+}
+
+void
+frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
+	       struct frame_name *out)
+{
+	uint32_t module = SITE_FRAME_MODULE(frame);
+
+	out->path = module ? s->spaces.modules[module - 1].path : "?";
+	out->function = symbolize(z, s, frame, &out->offset, &out->why, out->where,
+				  sizeof(out->where));
+	if (!out->function) {
+		out->offset = SITE_FRAME_OFFSET(frame);
+		out->where[0] = '\0';
+	}
+}
+
 static void
 print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t site)
 {
+	struct frame_name f;
 	const uint64_t *frames;
 	uint32_t n, i;
 
@@ -36,78 +117,48 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t module = SITE_FRAME_MODULE(frames[i]);
-		const char *path = module ? s->spaces.modules[module - 1].path : "?";
-		const char *why, *name;
-		char where[4200];
-		uint64_t offset;
-
-		name = symbolize(z, s, frames[i], &offset, &why, where, sizeof(where));
-		if (name && where[0])
-			fprintf(out, "        %s+0x%" PRIx64 " (%s, %s)\n", name, offset,
-				where, path);
-		else if (name)
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", name, offset, path);
+		frame_describe(z, s, frames[i], &f);
+		if (f.function && f.where[0])
+			fprintf(out, "        %s+0x%" PRIx64 " (%s, %s)\n", f.function,
+				f.offset, f.where, f.path);
+		else if (f.function)
+			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.function,
+				f.offset, f.path);
 		else
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", path,
-				SITE_FRAME_OFFSET(frames[i]), why);
+			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.path, f.offset,
+				f.why);
 	}
 }
 
 static void
 print_top(FILE *out, const struct heap_model *h, const struct sites *s,
-	  struct symbolizer *z, size_t n, const char *title,
-	  uint64_t (*value)(const struct heap_model *h, uint32_t site))
+	  struct symbolizer *z, size_t n, const char *title, enum site_metric m)
 {
-	struct ranked *order = xcalloc(h->nsites, sizeof(*order));
-	size_t i, count = 0;
+	size_t i, count;
+	uint32_t *order = sites_ranked(h, m, &count);
 
-	for (i = 0; i < h->nsites; i++) {
-		uint64_t v = value(h, (uint32_t)i);
-
-		if (v)
-			order[count++] = (struct ranked){ (uint32_t)i, v };
-	}
-	qsort(order, count, sizeof(*order), by_value_descending);
 	fprintf(out, "top sites by %s:\n", title);
 	if (!count)
 		fprintf(out, "  none\n");
 	for (i = 0; i < count && i < n; i++) {
-		const struct heap_site *st = &h->sites[order[i].site];
+		const struct heap_site *st = &h->sites[order[i]];
 
 		fprintf(out, "  #%zu %" PRIu64 " allocations, %" PRIu64 " bytes; %"
 			PRIu64 " bytes live at the peak; %" PRIu64 " bytes leaked in %"
-			PRIu64 " blocks\n", i + 1, st->allocs, st->bytes_allocated,
-			heap_site_peak_bytes(h, order[i].site), st->leaked_bytes,
-			st->leaked_blocks);
-		print_chain(out, s, z, order[i].site);
+			PRIu64 " blocks; %" PRIu64 " temporary\n", i + 1, st->allocs,
+			st->bytes_allocated, heap_site_peak_bytes(h, order[i]),
+			st->leaked_bytes, st->leaked_blocks, st->temporary);
+		print_chain(out, s, z, order[i]);
 	}
 	free(order);
-}
-
-static uint64_t
-peak_of(const struct heap_model *h, uint32_t site)
-{
-	return heap_site_peak_bytes(h, site);
-}
-
-static uint64_t
-leaked_of(const struct heap_model *h, uint32_t site)
-{
-	return h->sites[site].leaked_bytes;
-}
-
-static uint64_t
-allocs_of(const struct heap_model *h, uint32_t site)
-{
-	return h->sites[site].allocs;
 }
 
 void
 sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
 	    struct symbolizer *z, size_t n)
 {
-	print_top(out, h, s, z, n, "bytes live at the peak", peak_of);
-	print_top(out, h, s, z, n, "leaked bytes", leaked_of);
-	print_top(out, h, s, z, n, "allocations", allocs_of);
+	print_top(out, h, s, z, n, "bytes live at the peak", METRIC_PEAK);
+	print_top(out, h, s, z, n, "leaked bytes", METRIC_LEAKED);
+	print_top(out, h, s, z, n, "allocations", METRIC_COUNT);
+	print_top(out, h, s, z, n, "temporary allocations", METRIC_TEMPORARY);
 }

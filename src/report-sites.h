@@ -1,18 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The report's allocation sites: the top ones, with their call chains. */
+/*
+ * The report's allocation sites: ranked by what they did, and their call
+ * chains, symbolized; the text report of the top ones.
+ */
 #ifndef MEMSUP_REPORT_SITES_H
 #define MEMSUP_REPORT_SITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct heap_model;
 struct sites;
 struct symbolizer;
 
+/* What a site is ranked by. */
+enum site_metric {
+	METRIC_PEAK,		/* bytes live at the tree's peak */
+	METRIC_LEAKED,		/* bytes live when their process exited */
+	METRIC_ALLOCATED,	/* bytes allocated */
+	METRIC_COUNT,		/* allocations */
+	METRIC_TEMPORARY,	/* temporary allocations */
+};
+
+/* "peak", "leaked", "allocated", "count", "temporary"; false for others. */
+bool site_metric_parse(const char *name, enum site_metric *m);
+uint64_t site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m);
+/* The sites whose value is not 0, largest first (to free), and how many. */
+uint32_t *sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count);
+
+/* One frame of a chain, as the reports show it. */
+struct frame_name {
+	const char *function;	/* demangled; NULL when unknown */
+	uint64_t offset;	/* into the function, else into the file */
+	const char *path;	/* the file; "?" when outside every file */
+	const char *why;	/* with no function: why not */
+	char where[4200];	/* "file:line", or "" */
+};
+
+/* Names frame (SITE_FRAME_*); valid until the symbolizer's next call. */
+void frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
+		    struct frame_name *out);
+
 /*
  * The top n sites by their bytes live at the tree's peak, by leaked
- * bytes and by allocations, each with its symbolized call chain.
+ * bytes, by allocations and by temporary allocations, each with its
+ * symbolized call chain.
  */
 void sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
 		 struct symbolizer *z, size_t n);

@@ -5,6 +5,8 @@
 #include "error.h"
 #include "heap.h"
 #include "record.h"
+#include "report-folded.h"
+#include "report-json.h"
 #include "report-sites.h"
 #include "report-text.h"
 #include "sites.h"
@@ -20,13 +22,21 @@
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup report [--events] [-n N] FILE\n"
+	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] FILE\n"
 	      "Print the summary of a capture and its top allocation sites, or\n"
 	      "with --events every record in order, one per line.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
+	      "  -f, --format=text|json|folded\n"
+	      "                text (the default); JSON, as doc/report-json.md\n"
+	      "                describes it; or folded stacks, one line per site,\n"
+	      "                for flame graphs (flamegraph.pl, inferno, speedscope)\n"
+	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
+	      "                with --format=folded: each site's bytes live at the\n"
+	      "                peak (the default), bytes leaked, bytes allocated,\n"
+	      "                allocations, or temporary allocations\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "                (default: /usr/lib/debug)\n"
@@ -40,6 +50,8 @@ report_main(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,7 +60,9 @@ report_main(int argc, char **argv)
 	struct symbolizer symbolizer;
 	struct sites sites;
 	struct record r;
-	bool events = false;
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED } format = FORMAT_TEXT;
+	enum site_metric metric = METRIC_PEAK;
+	bool events = false, metric_given = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
 	char *end;
@@ -56,7 +70,7 @@ report_main(int argc, char **argv)
 	int c, n, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+en:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = true;
@@ -72,6 +86,27 @@ report_main(int argc, char **argv)
 		case 'g':
 			debug_dir = optarg;
 			break;
+		case 'f':
+			if (!strcmp(optarg, "text")) {
+				format = FORMAT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				format = FORMAT_JSON;
+			} else if (!strcmp(optarg, "folded")) {
+				format = FORMAT_FOLDED;
+			} else {
+				error_msg("report: --format takes text, json or folded, "
+					  "not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'm':
+			if (!site_metric_parse(optarg, &metric)) {
+				error_msg("report: --metric takes peak, leaked, allocated, "
+					  "count or temporary, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			metric_given = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -79,6 +114,14 @@ report_main(int argc, char **argv)
 			usage(stderr);
 			return MS_EXIT_FAILURE;
 		}
+	}
+	if (metric_given && format != FORMAT_FOLDED) {
+		error_msg("report: --metric goes with --format=folded");
+		return MS_EXIT_FAILURE;
+	}
+	if (events && format != FORMAT_TEXT) {
+		error_msg("report: --events lists records as text only");
+		return MS_EXIT_FAILURE;
 	}
 	if (optind != argc - 1) {
 		error_msg(optind == argc ? "report: no capture file given"
@@ -107,9 +150,15 @@ report_main(int argc, char **argv)
 	if (n < 0) {
 		error_msg("%s: %s", path, capture_error(rd));
 		ret = MS_EXIT_READ_ERROR;
+	} else if (format == FORMAT_JSON) {
+		report_json(stdout, capture_command(rd), &heap, capture_totals(rd),
+			    &sites, &symbolizer, top);
+	} else if (format == FORMAT_FOLDED) {
+		report_folded(stdout, &heap, &sites, &symbolizer, metric);
 	} else if (!events) {
 		printf("command: %s\n", capture_command(rd));
 		summary_print(stdout, &heap, capture_totals(rd));
+		sizes_print(stdout, &heap.tree);
 		if (top && sites.resolved.count) {
 			sites_print(stdout, &heap, &sites, &symbolizer, top);
 			symbolizer_print_missing(stdout, &symbolizer, &sites);

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "report-json.h"
+#include "capture.h"
+#include "heap.h"
+#include "json.h"
+#include "report-sites.h"
+#include "sites.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+/* The schema's version: doc/report-json.md says what changes it. */
+#define REPORT_JSON_VERSION 1
+
+static void
+print_sizes(FILE *out, const struct heap_stats *st)
+{
+	unsigned int k;
+	const char *sep = "";
+
+	fputs("\"sizes\": [", out);
+	for (k = 0; k < HEAP_SIZE_CLASSES; k++) {
+		uint64_t low = k ? UINT64_C(1) << (k - 1) : 0;
+
+		if (!st->size_classes[k])
+			continue;
+		fprintf(out, "%s{\"min\": %" PRIu64 ", \"max\": %" PRIu64
+			", \"allocations\": %" PRIu64 "}", sep, low, k ? low * 2 - 1 : 0,
+			st->size_classes[k]);
+		sep = ", ";
+	}
+	fputc(']', out);
+}
+
+static void
+print_stats(FILE *out, const struct heap_stats *st)
+{
+	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
+		", \"frees\": %" PRIu64 ", \"temporary\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"peak_time_s\": %.9f"
+		", \"leaked_bytes\": %" PRIu64 ", \"leaked_blocks\": %" PRIu64
+		", \"unknown_frees\": %" PRIu64 ", \"failed_calls\": %" PRIu64 ", ",
+		st->allocs, st->bytes_allocated, st->frees, st->temporary,
+		st->peak_bytes, (double)st->peak_time_ns / 1e9, st->leaked_bytes,
+		st->leaked_blocks, st->unknown_frees, st->failed_calls);
+	print_sizes(out, st);
+	fputc('}', out);
+}
+
+static void
+print_process(FILE *out, const struct heap_process *p)
+{
+	fprintf(out, "{\"pid\": %" PRIu32 ", \"parent\": %" PRIu32 ", \"image\": ",
+		p->pid, p->parent);
+	json_string(out, p->image);
+	if (!p->exited)
+		fprintf(out, ", \"state\": \"%s\"", p->untraced ? "untraced" : "running");
+	else if (WIFSIGNALED(p->wait_status))
+		fprintf(out, ", \"state\": \"killed\", \"signal\": %d",
+			WTERMSIG(p->wait_status));
+	else
+		fprintf(out, ", \"state\": \"exited\", \"exit_code\": %d",
+			WEXITSTATUS(p->wait_status));
+	fputs(", \"stats\": ", out);
+	print_stats(out, &p->stats);
+	fputc('}', out);
+}
+
+static void
+print_frame(FILE *out, const struct sites *s, struct symbolizer *z, uint64_t frame)
+{
+	uint32_t module = SITE_FRAME_MODULE(frame);
+	struct frame_name f;
+	uint8_t i;
+
+	frame_describe(z, s, frame, &f);
+	fputs("{\"function\": ", out);
+	json_string(out, f.function);
+	fprintf(out, ", \"offset\": %" PRIu64 ", \"source\": ", f.offset);
+	json_string(out, f.where[0] ? f.where : NULL);
+	fputs(", \"file\": ", out);
+	json_string(out, module ? f.path : NULL);
+	fprintf(out, ", \"file_offset\": %" PRIu64 ", \"build_id\": ",
+		SITE_FRAME_OFFSET(frame));
+	if (module && s->spaces.modules[module - 1].build_id_len) {
+		const struct space_module *m = &s->spaces.modules[module - 1];
+
+		fputc('"', out);
+		for (i = 0; i < m->build_id_len; i++)
+			fprintf(out, "%02x", m->build_id[i]);
+		fputc('"', out);
+	} else {
+		fputs("null", out);
+	}
+	fputc('}', out);
+}
+
+static void
+print_site(FILE *out, const struct heap_model *h, const struct sites *s,
+	   struct symbolizer *z, uint32_t site)
+{
+	const struct heap_site *st = &h->sites[site];
+	const uint64_t *frames;
+	uint32_t n = 0, i;
+
+	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
+		", \"leaked_blocks\": %" PRIu64 ", \"temporary\": %" PRIu64
+		", \"frames\": [", st->allocs, st->bytes_allocated,
+		heap_site_peak_bytes(h, site), st->leaked_bytes, st->leaked_blocks,
+		st->temporary);
+	frames = sites_frames(s, site, &n);
+	for (i = 0; frames && i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		print_frame(out, s, z, frames[i]);
+	}
+	fputs("]}", out);
+}
+
+static void
+print_ranking(FILE *out, const char *name, const struct heap_model *h,
+	      const struct sites *s, struct symbolizer *z, size_t n, enum site_metric m)
+{
+	size_t i, count;
+	uint32_t *order = sites_ranked(h, m, &count);
+
+	fprintf(out, "\"%s\": [", name);
+	for (i = 0; i < count && i < n; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		print_site(out, h, s, z, order[i]);
+	}
+	fputs(count && n ? "\n  ]" : "]", out);
+	free(order);
+}
+
+void
+report_json(FILE *out, const char *command, const struct heap_model *h,
+	    const struct capture_end *end, const struct sites *s,
+	    struct symbolizer *z, size_t n)
+{
+	size_t i;
+
+	fprintf(out, "{\"memsup_report\": %d,\n\"command\": ", REPORT_JSON_VERSION);
+	json_string(out, command);
+	fputs(",\n\"tree\": ", out);
+	print_stats(out, &h->tree);
+	fputs(",\n\"processes\": [", out);
+	for (i = 0; i < h->nprocs; i++) {
+		fputs(i ? ",\n  " : "\n  ", out);
+		print_process(out, h->procs[i]);
+	}
+	fprintf(out, "%s],\n\"loss\": {\"lost_records\": %" PRIu64
+		", \"lost_calls\": %" PRIu64 ", \"untraced_processes\": %" PRIu64
+		", \"unstoppable_processes\": %" PRIu64 ", \"stacks_left_out\": %" PRIu64
+		", \"pressure_stops\": %" PRIu64 ", \"pressure_timeout\": %s},\n",
+		h->nprocs ? "\n" : "", end->lost_records, end->lost_calls,
+		end->untraced_processes, end->unstoppable_processes,
+		end->dropped_stacks, end->pressure_stops,
+		end->flags & CAPTURE_END_PRESSURE_TIMEOUT ? "true" : "false");
+	fputs("\"top_sites\": {\n  ", out);
+	print_ranking(out, "peak", h, s, z, n, METRIC_PEAK);
+	fputs(",\n  ", out);
+	print_ranking(out, "leaked", h, s, z, n, METRIC_LEAKED);
+	fputs(",\n  ", out);
+	print_ranking(out, "allocations", h, s, z, n, METRIC_COUNT);
+	fputs(",\n  ", out);
+	print_ranking(out, "temporary", h, s, z, n, METRIC_TEMPORARY);
+	fputs("\n}}\n", out);
+}
