@@ -3,11 +3,15 @@
  * libFuzzer target: any bytes, read as a capture file and replayed into
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
+ * A capture read to its end is then reported as JSON and folded stacks.
  */
 #include "capture.h"
 #include "heap.h"
 #include "record.h"
+#include "report-folded.h"
+#include "report-json.h"
 #include "sites.h"
+#include "symbolize.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,8 +27,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct capture_reader *rd;
 	struct heap_model heap;
 	struct sites sites;
+	struct symbolizer z;
 	struct record r;
 	char path[64];
+	int n;
 	int fd = memfd_create("capture", MFD_CLOEXEC);
 
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
@@ -39,11 +45,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	heap_init(&heap);
 	sites_init(&sites);
-	while (capture_next(rd, &r) > 0) {
+	while ((n = capture_next(rd, &r)) > 0) {
 		sites_apply(&sites, &r);
 		heap_apply(&heap, &r);
 	}
-	capture_totals(rd);
+	if (n == 0) {
+		static FILE *out;
+
+		if (!out)
+			out = fopen("/dev/null", "w");
+		symbolizer_init(&z, "/nonexistent");
+		report_json(out, capture_command(rd), &heap, capture_totals(rd), &sites,
+			    &z, 5);
+		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
+		symbolizer_free(&z);
+	}
 	sites_free(&sites);
 	heap_free(&heap);
 	capture_close(rd);
