@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "report.h"
-#include "capture.h"
 #include "error.h"
-#include "heap.h"
-#include "record.h"
+#include "replay.h"
 #include "report-folded.h"
 #include "report-json.h"
 #include "report-sites.h"
 #include "report-text.h"
-#include "sites.h"
-#include "symbolize.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +39,12 @@ usage(FILE *out)
 	      "  -h, --help    show this help and exit\n", out);
 }
 
+static void
+print_event(const struct record *r)
+{
+	event_print(stdout, r);
+}
+
 int
 report_main(int argc, char **argv)
 {
@@ -55,19 +57,14 @@ report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct capture_reader *rd;
-	struct heap_model heap;
-	struct symbolizer symbolizer;
-	struct sites sites;
-	struct record r;
+	struct replay p;
 	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED } format = FORMAT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	bool events = false, metric_given = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
 	char *end;
-	const char *path;
-	int c, n, ret = 0;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
@@ -129,45 +126,24 @@ report_main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
-	path = argv[optind];
-
-	rd = capture_open(path);
-	if (!rd) {
-		perror_msg("cannot open %s", path);
-		return MS_EXIT_READ_ERROR;
-	}
-	heap_init(&heap);
-	sites_init(&sites);
-	symbolizer_init(&symbolizer, debug_dir);
-	while ((n = capture_next(rd, &r)) > 0) {
-		if (events) {
-			event_print(stdout, &r);
-			continue;
-		}
-		sites_apply(&sites, &r);
-		heap_apply(&heap, &r);
-	}
-	if (n < 0) {
-		error_msg("%s: %s", path, capture_error(rd));
-		ret = MS_EXIT_READ_ERROR;
+	ret = replay_read(&p, argv[optind], debug_dir, events ? print_event : NULL);
+	if (ret || events) {
+		/* The records went out as they were read. */
 	} else if (format == FORMAT_JSON) {
-		report_json(stdout, capture_command(rd), &heap, capture_totals(rd),
-			    &sites, &symbolizer, top);
+		report_json(stdout, replay_command(&p), &p.heap, replay_totals(&p),
+			    &p.sites, &p.symbolizer, top);
 	} else if (format == FORMAT_FOLDED) {
-		report_folded(stdout, &heap, &sites, &symbolizer, metric);
-	} else if (!events) {
-		printf("command: %s\n", capture_command(rd));
-		summary_print(stdout, &heap, capture_totals(rd));
-		sizes_print(stdout, &heap.tree);
-		if (top && sites.resolved.count) {
-			sites_print(stdout, &heap, &sites, &symbolizer, top);
-			symbolizer_print_missing(stdout, &symbolizer, &sites);
+		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
+	} else {
+		printf("command: %s\n", replay_command(&p));
+		summary_print(stdout, &p.heap, replay_totals(&p));
+		sizes_print(stdout, &p.heap.tree);
+		if (top && p.sites.resolved.count) {
+			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top);
+			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);
 		}
 	}
-	symbolizer_free(&symbolizer);
-	sites_free(&sites);
-	heap_free(&heap);
-	capture_close(rd);
+	replay_close(&p);
 	if (fflush(stdout) && !ret) {
 		perror_msg("cannot write the report");
 		ret = MS_EXIT_FAILURE;

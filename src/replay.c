@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "replay.h"
+#include "capture.h"
+#include "error.h"
+#include "record.h"
+
+int
+replay_read(struct replay *p, const char *path, const char *debug_dir,
+	    void (*each)(const struct record *r))
+{
+	struct record r;
+	int n;
+
+	heap_init(&p->heap);
+	sites_init(&p->sites);
+	symbolizer_init(&p->symbolizer, debug_dir);
+	p->rd = capture_open(path);
+	if (!p->rd) {
+		perror_msg("cannot open %s", path);
+		return MS_EXIT_READ_ERROR;
+	}
+	while ((n = capture_next(p->rd, &r)) > 0) {
+		if (each)
+			each(&r);
+		sites_apply(&p->sites, &r);
+		heap_apply(&p->heap, &r);
+	}
+	if (n < 0) {
+		error_msg("%s: %s", path, capture_error(p->rd));
+		return MS_EXIT_READ_ERROR;
+	}
+	return 0;
+}
+
+const char *
+replay_command(const struct replay *p)
+{
+	return capture_command(p->rd);
+}
+
+const struct capture_end *
+replay_totals(const struct replay *p)
+{
+	return capture_totals(p->rd);
+}
+
+void
+replay_close(struct replay *p)
+{
+	symbolizer_free(&p->symbolizer);
+	sites_free(&p->sites);
+	heap_free(&p->heap);
+	if (p->rd)
+		capture_close(p->rd);
+	p->rd = NULL;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A capture replayed, for the reports: its records through the heap
+ * model and the site resolution, with a symbolizer for its frames.
+ */
+#ifndef MEMSUP_REPLAY_H
+#define MEMSUP_REPLAY_H
+
+#include "heap.h"
+#include "sites.h"
+#include "symbolize.h"
+
+struct capture_reader;
+struct record;
+
+struct replay {
+	struct capture_reader *rd;
+	struct heap_model heap;
+	struct sites sites;
+	struct symbolizer symbolizer;
+};
+
+/*
+ * Reads the capture at path to its end, handing each record to each too
+ * (when not NULL).  Returns 0, or the exit status after saying what is
+ * wrong with the file; either way replay_close() frees what it took.
+ */
+int replay_read(struct replay *p, const char *path, const char *debug_dir,
+		void (*each)(const struct record *r));
+const char *replay_command(const struct replay *p);
+const struct capture_end *replay_totals(const struct replay *p);
+void replay_close(struct replay *p);
+
+#endif
