@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* memsup: command line. */
 #include "config.h"
+#include "diff.h"
 #include "error.h"
 #include "pressure.h"
 #include "report.h"
@@ -30,7 +31,8 @@ usage(FILE *out)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
 	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
-	      "       memsup report [--events] FILE\n"
+	      "       memsup report [--events] [--format=FORMAT] FILE\n"
+	      "       memsup diff [--format=FORMAT] A B\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -225,6 +227,8 @@ main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 
 	/* '+': options end at CMD, whose own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {

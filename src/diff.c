@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * memsup diff A B: what changed between two captures, per call chain.
+ * Sites are matched by their chains of function names, not addresses, so
+ * that two builds of a program, or two machines, compare.
+ */
+#include "config.h"
+#include "diff.h"
+#include "error.h"
+#include "json.h"
+#include "replay.h"
+#include "report-folded.h"
+#include "report-sites.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one chain's sites did in one capture. */
+struct chain_stats {
+	uint64_t allocs, bytes_allocated, peak_bytes, leaked_bytes, temporary;
+};
+
+/* A chain, and what it did in A (side 0) and in B (side 1). */
+struct chain {
+	char *name;		/* folded: outermost frame first */
+	struct chain_stats side[2];
+};
+
+struct chains {
+	struct chain *v;
+	size_t n;
+};
+
+static void
+usage(FILE *out)
+{
+	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] A B\n"
+	      "Compare two captures: the totals, and the call chains whose\n"
+	      "allocations changed most from A to B.\n"
+	      "\n"
+	      "  -n, --top=N   show the N chains that changed most (default 10;\n"
+	      "                0 shows none)\n"
+	      "  -f, --format=text|json|folded\n"
+	      "                text (the default); JSON (doc/report-json.md); or\n"
+	      "                folded stacks with A's value and B's, as\n"
+	      "                flamegraph.pl reads a differential flame graph\n"
+	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
+	      "                what ranks the chains, and the folded values: bytes\n"
+	      "                live at the peak (the default), bytes leaked, bytes\n"
+	      "                allocated, allocations, temporary allocations\n"
+	      "      --debug-dir=DIR\n"
+	      "                look for separate debug files under DIR\n"
+	      "  -h, --help    show this help and exit\n", out);
+}
+
+static uint64_t
+stat_of(const struct chain_stats *st, enum site_metric m)
+{
+	switch (m) {
+	case METRIC_PEAK:
+		return st->peak_bytes;
+	case METRIC_LEAKED:
+		return st->leaked_bytes;
+	case METRIC_ALLOCATED:
+		return st->bytes_allocated;
+	case METRIC_COUNT:
+		return st->allocs;
+	case METRIC_TEMPORARY:
+		return st->temporary;
+	}
+	return 0;
+}
+
+/* Every site of p, as a chain with its figures on this side. */
+static void
+add_sites(struct chains *c, struct replay *p, int side)
+{
+	const struct heap_model *h = &p->heap;
+	uint32_t site;
+
+	for (site = 0; site < h->nsites; site++) {
+		const struct heap_site *st = &h->sites[site];
+		struct chain *ch;
+		size_t size = 0;
+		FILE *out;
+
+		if (!st->allocs)
+			continue;
+		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+		ch = &c->v[c->n++];
+		memset(ch, 0, sizeof(*ch));
+		out = open_memstream(&ch->name, &size);
+		if (!out)
+			perror_msg_and_die("open_memstream");
+		folded_chain(out, &p->sites, &p->symbolizer, site);
+		if (fclose(out))
+			perror_msg_and_die("open_memstream");
+		ch->side[side] = (struct chain_stats){
+			.allocs = st->allocs,
+			.bytes_allocated = st->bytes_allocated,
+			.peak_bytes = heap_site_peak_bytes(h, site),
+			.leaked_bytes = st->leaked_bytes,
+			.temporary = st->temporary,
+		};
+	}
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct chain *)a)->name, ((const struct chain *)b)->name);
+}
+
+/* One entry per chain: the sites of one chain, on either side, summed. */
+static void
+merge_chains(struct chains *c)
+{
+	size_t i, kept = 0;
+	int side;
+
+	qsort(c->v, c->n, sizeof(*c->v), by_name);
+	for (i = 0; i < c->n; i++) {
+		struct chain *into = kept ? &c->v[kept - 1] : NULL;
+
+		if (!into || strcmp(into->name, c->v[i].name)) {
+			c->v[kept++] = c->v[i];
+			continue;
+		}
+		for (side = 0; side < 2; side++) {
+			struct chain_stats *t = &into->side[side];
+			const struct chain_stats *f = &c->v[i].side[side];
+
+			t->allocs += f->allocs;
+			t->bytes_allocated += f->bytes_allocated;
+			t->peak_bytes += f->peak_bytes;
+			t->leaked_bytes += f->leaked_bytes;
+			t->temporary += f->temporary;
+		}
+		free(c->v[i].name);
+	}
+	c->n = kept;
+}
+
+static enum site_metric sort_metric;
+
+static uint64_t
+change(const struct chain *ch, enum site_metric m)
+{
+	uint64_t a = stat_of(&ch->side[0], m), b = stat_of(&ch->side[1], m);
+
+	return a > b ? a - b : b - a;
+}
+
+/* Largest change first; then by name, so that the order is stable. */
+static int
+by_change(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+	uint64_t cx = change(x, sort_metric), cy = change(y, sort_metric);
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void
+print_delta(FILE *out, const char *what, uint64_t a, uint64_t b)
+{
+	fprintf(out, "%s %" PRIu64 " -> %" PRIu64 " (%s%" PRIu64 ")", what, a, b,
+		b >= a ? "+" : "-", b >= a ? b - a : a - b);
+}
+
+static void
+print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
+{
+	static const char *const names[] = {
+		"allocations", "bytes allocated", "frees", "temporary",
+		"peak live heap", "leaked bytes",
+	};
+	const uint64_t va[] = { a->allocs, a->bytes_allocated, a->frees, a->temporary,
+				a->peak_bytes, a->leaked_bytes };
+	const uint64_t vb[] = { b->allocs, b->bytes_allocated, b->frees, b->temporary,
+				b->peak_bytes, b->leaked_bytes };
+	size_t i;
+
+	fprintf(out, "whole tree:\n");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "  %s:", names[i]);
+		print_delta(out, label, va[i], vb[i]);
+		fputc('\n', out);
+	}
+}
+
+static void
+print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top,
+	   enum site_metric m)
+{
+	static const char *const titles[] = {
+		[METRIC_PEAK] = "bytes live at the peak",
+		[METRIC_LEAKED] = "leaked bytes",
+		[METRIC_ALLOCATED] = "bytes allocated",
+		[METRIC_COUNT] = "allocations",
+		[METRIC_TEMPORARY] = "temporary allocations",
+	};
+	size_t i, shown = 0;
+
+	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
+	fprintf(out, "chains by change in %s:\n", titles[m]);
+	for (i = 0; i < c->n && shown < top; i++) {
+		const struct chain *ch = &c->v[i];
+		const struct chain_stats *a = &ch->side[0], *b = &ch->side[1];
+		const char *frame, *end;
+
+		if (!change(ch, m))
+			break;
+		fprintf(out, "  #%zu", ++shown);
+		print_delta(out, " peak", a->peak_bytes, b->peak_bytes);
+		print_delta(out, "; leaked", a->leaked_bytes, b->leaked_bytes);
+		print_delta(out, "; allocated", a->bytes_allocated, b->bytes_allocated);
+		print_delta(out, "; allocations", a->allocs, b->allocs);
+		print_delta(out, "; temporary", a->temporary, b->temporary);
+		fputc('\n', out);
+		/* Innermost first, as memsup report lists chains. */
+		end = ch->name + strlen(ch->name);
+		while (end > ch->name) {
+			frame = end;
+			while (frame > ch->name && frame[-1] != ';')
+				frame--;
+			fprintf(out, "        %.*s\n", (int)(end - frame), frame);
+			end = frame > ch->name ? frame - 1 : frame;
+		}
+	}
+	if (!shown)
+		fprintf(out, "  none\n");
+}
+
+static void
+json_stats(FILE *out, const struct chain_stats *st)
+{
+	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
+		", \"temporary\": %" PRIu64 "}", st->allocs, st->bytes_allocated,
+		st->peak_bytes, st->leaked_bytes, st->temporary);
+}
+
+static void
+json_tree(FILE *out, const struct replay *p)
+{
+	const struct heap_stats *t = &p->heap.tree;
+
+	fputs("{\"command\": ", out);
+	json_string(out, replay_command(p));
+	fprintf(out, ", \"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
+		", \"frees\": %" PRIu64 ", \"temporary\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64 "}",
+		t->allocs, t->bytes_allocated, t->frees, t->temporary, t->peak_bytes,
+		t->leaked_bytes);
+}
+
+static void
+print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top,
+	   enum site_metric m)
+{
+	size_t i;
+
+	fputs("{\"memsup_diff\": 1,\n\"a\": ", out);
+	json_tree(out, &p[0]);
+	fputs(",\n\"b\": ", out);
+	json_tree(out, &p[1]);
+	fputs(",\n\"chains\": [", out);
+	for (i = 0; i < c->n && i < top && change(&c->v[i], m); i++) {
+		fputs(i ? ",\n  {\"chain\": " : "\n  {\"chain\": ", out);
+		json_string(out, c->v[i].name);
+		fputs(", \"a\": ", out);
+		json_stats(out, &c->v[i].side[0]);
+		fputs(", \"b\": ", out);
+		json_stats(out, &c->v[i].side[1]);
+		fputc('}', out);
+	}
+	fputs(i ? "\n]}\n" : "]}\n", out);
+}
+
+/* flamegraph.pl's differential input: each chain, then A's value and B's. */
+static void
+print_folded(FILE *out, const struct chains *c, enum site_metric m)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		uint64_t a = stat_of(&c->v[i].side[0], m), b = stat_of(&c->v[i].side[1], m);
+
+		if (a || b)
+			fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", c->v[i].name, a, b);
+	}
+}
+
+int
+diff_main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED } format = FORMAT_TEXT;
+	enum site_metric metric = METRIC_PEAK;
+	const char *debug_dir = NULL;
+	struct replay p[2];
+	struct chains c = { NULL, 0 };
+	unsigned long top = 10;
+	size_t i, read = 0;
+	char *end;
+	int opt, ret = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+n:f:m:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			errno = 0;
+			top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				error_msg("diff: -n takes a number, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text")) {
+				format = FORMAT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				format = FORMAT_JSON;
+			} else if (!strcmp(optarg, "folded")) {
+				format = FORMAT_FOLDED;
+			} else {
+				error_msg("diff: --format takes text, json or folded, "
+					  "not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'm':
+			if (!site_metric_parse(optarg, &metric)) {
+				error_msg("diff: --metric takes peak, leaked, allocated, "
+					  "count or temporary, not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
+		case 'g':
+			debug_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return MS_EXIT_FAILURE;
+		}
+	}
+	if (argc - optind != 2) {
+		error_msg("diff: two capture files are needed, A and B");
+		usage(stderr);
+		return MS_EXIT_FAILURE;
+	}
+
+	for (i = 0; i < 2 && !ret; i++, read++)
+		ret = replay_read(&p[i], argv[optind + i], debug_dir, NULL);
+	if (!ret) {
+		add_sites(&c, &p[0], 0);
+		add_sites(&c, &p[1], 1);
+		merge_chains(&c);
+		sort_metric = metric;
+		qsort(c.v, c.n, sizeof(*c.v), by_change);
+		if (format == FORMAT_JSON)
+			print_json(stdout, &c, p, top, metric);
+		else if (format == FORMAT_FOLDED)
+			print_folded(stdout, &c, metric);
+		else
+			print_text(stdout, &c, p, top, metric);
+	}
+	for (i = 0; i < c.n; i++)
+		free(c.v[i].name);
+	free(c.v);
+	for (i = 0; i < read; i++)
+		replay_close(&p[i]);
+	if (fflush(stdout) && !ret) {
+		perror_msg("cannot write the diff");
+		ret = MS_EXIT_FAILURE;
+	}
+	return ret;
+}
