@@ -24,6 +24,7 @@
 #include "procfs.h"
 #include "record.h"
 #include "report-text.h"
+#include "status.h"
 #include "tracer.h"
 #include "unwind.h"
 
@@ -51,6 +52,8 @@ struct session {
 	struct capture_writer *capture;
 	struct heap_model heap;
 	struct address_spaces spaces;	/* for unwinding stack copies */
+	struct live_status status;
+	uint64_t events;		/* allocator calls recorded */
 	struct tracer tracer;
 	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
@@ -76,6 +79,21 @@ sink(void *ctx, const struct record *r)
 		s->capture_error = err;
 	heap_apply(&s->heap, r);
 	address_spaces_apply(&s->spaces, r);
+	if (r->type == REC_CALL)
+		s->events++;
+}
+
+static void
+show_status(struct session *s)
+{
+	struct status_figures f = {
+		.events = s->events,
+		.live_bytes = s->heap.tree.live_bytes,
+		.pressure_stops = s->pressure.stops,
+		.lost = consumer_lost_records(&s->consumer) + consumer_lost_calls(&s->consumer),
+	};
+
+	status_update(&s->status, consumer_now(&s->consumer), &f);
 }
 
 /*
@@ -481,8 +499,10 @@ trace_until_done(struct session *s, int sfd)
 			      consumer_now(&s->consumer));
 		if (s->attached)
 			detach_when_due(s);
+		show_status(s);
 	}
 	consumer_drain(&s->consumer);
+	status_clear(&s->status);
 	goto out;
 fail:
 	err = -errno;
@@ -720,6 +740,7 @@ run_capture(const struct run_options *o)
 	bpf = o->bpf;
 	bpf.spaces = &s.spaces;
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
+	status_init(&s.status, stderr, !o->quiet);
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
@@ -782,6 +803,7 @@ run_capture(const struct run_options *o)
 	ret = finish(&s, output, o->quiet);
 
 out:
+	status_clear(&s.status);
 	if (s.attached)
 		disarm_hooks(&s);
 	capture_abort(s.capture);
