@@ -5,6 +5,7 @@
 #include "replay.h"
 #include "report-folded.h"
 #include "report-json.h"
+#include "report-pprof.h"
 #include "report-sites.h"
 #include "report-text.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void
 usage(FILE *out)
@@ -25,10 +27,11 @@ usage(FILE *out)
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded\n"
+	      "  -f, --format=text|json|folded|pprof\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
-	      "                describes it; or folded stacks, one line per site,\n"
-	      "                for flame graphs (flamegraph.pl, inferno, speedscope)\n"
+	      "                describes it; folded stacks, one line per site,\n"
+	      "                for flame graphs (flamegraph.pl, inferno,\n"
+	      "                speedscope); or pprof's gzipped profile.proto\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                with --format=folded: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
@@ -58,7 +61,7 @@ report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay p;
-	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED } format = FORMAT_TEXT;
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF } format = FORMAT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	bool events = false, metric_given = false;
 	unsigned long top = 5;
@@ -90,9 +93,11 @@ report_main(int argc, char **argv)
 				format = FORMAT_JSON;
 			} else if (!strcmp(optarg, "folded")) {
 				format = FORMAT_FOLDED;
+			} else if (!strcmp(optarg, "pprof")) {
+				format = FORMAT_PPROF;
 			} else {
-				error_msg("report: --format takes text, json or folded, "
-					  "not '%s'", optarg);
+				error_msg("report: --format takes text, json, folded or "
+					  "pprof, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
 			break;
@@ -120,6 +125,11 @@ report_main(int argc, char **argv)
 		error_msg("report: --events lists records as text only");
 		return MS_EXIT_FAILURE;
 	}
+	if (format == FORMAT_PPROF && isatty(STDOUT_FILENO)) {
+		error_msg("report: --format=pprof writes a gzipped file: send it "
+			  "to a file, not to a terminal");
+		return MS_EXIT_FAILURE;
+	}
 	if (optind != argc - 1) {
 		error_msg(optind == argc ? "report: no capture file given"
 					 : "report: more than one capture file given");
@@ -134,6 +144,11 @@ report_main(int argc, char **argv)
 			    &p.sites, &p.symbolizer, top);
 	} else if (format == FORMAT_FOLDED) {
 		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
+	} else if (format == FORMAT_PPROF) {
+		if (report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer)) {
+			perror_msg("cannot write the report");
+			ret = MS_EXIT_FAILURE;
+		}
 	} else {
 		printf("command: %s\n", replay_command(&p));
 		summary_print(stdout, &p.heap, replay_totals(&p));

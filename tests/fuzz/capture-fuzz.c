@@ -3,13 +3,15 @@
  * libFuzzer target: any bytes, read as a capture file and replayed into
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
- * A capture read to its end is then reported as JSON and folded stacks.
+ * A capture read to its end is then reported as JSON, folded stacks and
+ * pprof.
  */
 #include "capture.h"
 #include "heap.h"
 #include "record.h"
 #include "report-folded.h"
 #include "report-json.h"
+#include "report-pprof.h"
 #include "sites.h"
 #include "symbolize.h"
 
@@ -58,6 +60,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_json(out, capture_command(rd), &heap, capture_totals(rd), &sites,
 			    &z, 5);
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
+		fflush(out);
+		report_pprof(fileno(out), &heap, &sites, &z);
 		symbolizer_free(&z);
 	}
 	sites_free(&sites);
