@@ -3,6 +3,7 @@
 #include "report.h"
 #include "error.h"
 #include "replay.h"
+#include "flamegraph.h"
 #include "report-folded.h"
 #include "report-json.h"
 #include "report-pprof.h"
@@ -27,13 +28,14 @@ usage(FILE *out)
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded|pprof\n"
+	      "  -f, --format=text|json|folded|pprof|svg\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
 	      "                describes it; folded stacks, one line per site,\n"
 	      "                for flame graphs (flamegraph.pl, inferno,\n"
-	      "                speedscope); or pprof's gzipped profile.proto\n"
+	      "                speedscope); pprof's gzipped profile.proto; or an\n"
+	      "                interactive flame graph as SVG\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
-	      "                with --format=folded: each site's bytes live at the\n"
+	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
 	      "                allocations, or temporary allocations\n"
 	      "      --debug-dir=DIR\n"
@@ -61,7 +63,7 @@ report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay p;
-	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF } format = FORMAT_TEXT;
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG } format = FORMAT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	bool events = false, metric_given = false;
 	unsigned long top = 5;
@@ -95,9 +97,11 @@ report_main(int argc, char **argv)
 				format = FORMAT_FOLDED;
 			} else if (!strcmp(optarg, "pprof")) {
 				format = FORMAT_PPROF;
+			} else if (!strcmp(optarg, "svg")) {
+				format = FORMAT_SVG;
 			} else {
-				error_msg("report: --format takes text, json, folded or "
-					  "pprof, not '%s'", optarg);
+				error_msg("report: --format takes text, json, folded, "
+					  "pprof or svg, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
 			break;
@@ -117,8 +121,8 @@ report_main(int argc, char **argv)
 			return MS_EXIT_FAILURE;
 		}
 	}
-	if (metric_given && format != FORMAT_FOLDED) {
-		error_msg("report: --metric goes with --format=folded");
+	if (metric_given && format != FORMAT_FOLDED && format != FORMAT_SVG) {
+		error_msg("report: --metric goes with --format=folded or svg");
 		return MS_EXIT_FAILURE;
 	}
 	if (events && format != FORMAT_TEXT) {
@@ -144,6 +148,9 @@ report_main(int argc, char **argv)
 			    &p.sites, &p.symbolizer, top);
 	} else if (format == FORMAT_FOLDED) {
 		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
+	} else if (format == FORMAT_SVG) {
+		flamegraph_svg(stdout, &p.heap, &p.sites, &p.symbolizer, metric,
+			       replay_command(&p));
 	} else if (format == FORMAT_PPROF) {
 		if (report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer)) {
 			perror_msg("cannot write the report");

@@ -3,10 +3,11 @@
  * libFuzzer target: any bytes, read as a capture file and replayed into
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
- * A capture read to its end is then reported as JSON, folded stacks and
- * pprof.
+ * A capture read to its end is then reported as JSON, folded stacks,
+ * a flame graph and pprof.
  */
 #include "capture.h"
+#include "flamegraph.h"
 #include "heap.h"
 #include "record.h"
 #include "report-folded.h"
@@ -60,6 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_json(out, capture_command(rd), &heap, capture_totals(rd), &sites,
 			    &z, 5);
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
+		flamegraph_svg(out, &heap, &sites, &z, METRIC_COUNT, capture_command(rd));
 		fflush(out);
 		report_pprof(fileno(out), &heap, &sites, &z);
 		symbolizer_free(&z);

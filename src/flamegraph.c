@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The flame graph: the sites' chains merged into one tree of frames by
+ * name, each frame as wide as the value of the sites below it, drawn as
+ * SVG with the outermost frame at the bottom.  A short script makes it
+ * interactive: hovering shows a frame's value, clicking zooms to it.
+ */
+#include "config.h"
+#include "flamegraph.h"
+#include "error.h"
+#include "heap.h"
+#include "sites.h"
+#include "utf8.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GRAPH_WIDTH	1200
+#define FRAME_HEIGHT	16
+#define GRAPH_TOP	40	/* title and details above the frames */
+#define CHAR_WIDTH	7	/* of the 12px font, for labels that fit */
+#define MIN_WIDTH	0.3	/* pixels: narrower frames are left out */
+
+struct fnode {
+	char *name;
+	uint64_t value;
+	uint32_t first_child, next_sibling;	/* 0: none (node 0 is the root) */
+};
+
+struct ftree {
+	struct fnode *v;
+	uint32_t n;
+	uint32_t depth;		/* the deepest frame's, root 0 */
+};
+
+static uint32_t
+child_named(struct ftree *t, uint32_t parent, const char *name)
+{
+	uint32_t c, last = 0;
+
+	for (c = t->v[parent].first_child; c; c = t->v[c].next_sibling) {
+		if (!strcmp(t->v[c].name, name))
+			return c;
+		last = c;
+	}
+	t->v = xreallocarray(t->v, t->n + 1, sizeof(*t->v));
+	t->v[t->n] = (struct fnode){ .name = xstrdup(name) };
+	if (last)
+		t->v[last].next_sibling = t->n;
+	else
+		t->v[parent].first_child = t->n;
+	return t->n++;
+}
+
+static void
+frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
+	    uint64_t frame)
+{
+	struct frame_name f;
+	const char *base;
+
+	frame_describe(z, s, frame, &f);
+	if (f.function) {
+		snprintf(buf, size, "%s", f.function);
+	} else {
+		base = strrchr(f.path, '/');
+		snprintf(buf, size, "%s+0x%" PRIx64, base ? base + 1 : f.path, f.offset);
+	}
+}
+
+static void
+build_tree(struct ftree *t, const struct heap_model *h, const struct sites *s,
+	   struct symbolizer *z, enum site_metric m)
+{
+	char label[1024];
+	uint32_t site;
+
+	t->v = xcalloc(1, sizeof(*t->v));
+	t->v[0].name = xstrdup("all");
+	t->n = 1;
+	t->depth = 0;
+	for (site = 0; site < h->nsites; site++) {
+		uint64_t value = site_metric_value(h, site, m);
+		const uint64_t *frames;
+		uint32_t n = 0, i, node = 0;
+
+		if (!value)
+			continue;
+		t->v[0].value += value;
+		frames = sites_frames(s, site, &n);
+		if (!frames || !n) {
+			node = child_named(t, 0, "[no stack]");
+			t->v[node].value += value;
+			n = 1;
+		}
+		for (i = frames ? n : 0; i-- > 0;) {
+			frame_label(label, sizeof(label), z, s, frames[i]);
+			node = child_named(t, node, label);
+			t->v[node].value += value;
+		}
+		if (n > t->depth)
+			t->depth = n;
+	}
+}
+
+static void
+free_tree(struct ftree *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+}
+
+/* Text for XML: escaped, and valid UTF-8 ('?' for what is not). */
+static void
+xml_text(FILE *out, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+
+	while (*p && chars < max_chars) {
+		size_t n = utf8_length(p);
+
+		if (!n)
+			fputc('?', out);
+		else if (*p == '&')
+			fputs("&amp;", out);
+		else if (*p == '<')
+			fputs("&lt;", out);
+		else if (*p == '>')
+			fputs("&gt;", out);
+		else if (*p == '"')
+			fputs("&quot;", out);
+		else if (*p < 0x20)
+			fputc(' ', out);
+		else
+			fwrite(p, 1, n, out);
+		p += n ? n : 1;
+		chars++;
+	}
+}
+
+/* A warm colour from the name, the same for the same function. */
+static void
+colour(const char *name, unsigned int rgb[3])
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	rgb[0] = 205 + h % 50;
+	rgb[1] = 80 + (h >> 8) % 130;
+	rgb[2] = 40 + (h >> 16) % 40;
+}
+
+static void
+draw(FILE *out, const struct ftree *t, uint32_t node, uint32_t depth, uint64_t start,
+     const char *unit)
+{
+	const struct fnode *f = &t->v[node];
+	double total = (double)t->v[0].value;
+	double x = 10 + (double)start / total * (GRAPH_WIDTH - 20);
+	double w = (double)f->value / total * (GRAPH_WIDTH - 20);
+	double y = GRAPH_TOP + (double)(t->depth - depth) * FRAME_HEIGHT;
+	size_t fit = w > 2 * CHAR_WIDTH ? (size_t)(w - 6) / CHAR_WIDTH : 0;
+	unsigned int rgb[3];
+	uint32_t c;
+
+	if (w < MIN_WIDTH)
+		return;
+	colour(f->name, rgb);
+	/* data-: where the frame lies, for zooming: start and width in values. */
+	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-w=\"%" PRIu64
+		"\" data-d=\"%" PRIu32 "\"><title>", start, f->value, depth);
+	xml_text(out, f->name, SIZE_MAX);
+	fprintf(out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" "
+		"width=\"%.1f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\">", f->value, unit,
+		100.0 * (double)f->value / total, x, y, w, FRAME_HEIGHT - 1,
+		rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
+	if (fit >= 3 && strlen(f->name) > fit) {
+		xml_text(out, f->name, fit - 2);
+		fputs("..", out);
+	} else if (fit >= 3) {
+		xml_text(out, f->name, fit);
+	}
+	fputs("</text></g>\n", out);
+	for (c = f->first_child; c; c = t->v[c].next_sibling) {
+		draw(out, t, c, depth + 1, start, unit);
+		start += t->v[c].value;
+	}
+}
+
+/* Zoom: the clicked frame fills the width, its ancestors span it, others hide. */
+static const char script[] =
+	"var W = %d, P = 10;\n"
+	"function place(g, s0, w0, d0) {\n"
+	"  var s = +g.dataset.s, w = +g.dataset.w, d = +g.dataset.d;\n"
+	"  var inside = s >= s0 && s + w <= s0 + w0 && d >= d0;\n"
+	"  var above = d < d0 && s <= s0 && s + w >= s0 + w0;\n"
+	"  if (!inside && !above) { g.style.display = 'none'; return; }\n"
+	"  g.style.display = '';\n"
+	"  var x = inside ? P + (s - s0) / w0 * (W - 2 * P) : P;\n"
+	"  var width = inside ? w / w0 * (W - 2 * P) : W - 2 * P;\n"
+	"  var r = g.querySelector('rect'), t = g.querySelector('text');\n"
+	"  var name = g.querySelector('title').textContent.replace(/ \\([^()]*\\)$/, '');\n"
+	"  var fit = Math.floor((width - 6) / %d);\n"
+	"  r.setAttribute('x', x); r.setAttribute('width', width);\n"
+	"  t.setAttribute('x', x + 3);\n"
+	"  t.textContent = fit < 3 ? '' : name.length > fit ? name.slice(0, fit - 2) + '..' : name;\n"
+	"}\n"
+	"function zoom(g) {\n"
+	"  var s0 = +g.dataset.s, w0 = +g.dataset.w, d0 = +g.dataset.d;\n"
+	"  document.querySelectorAll('g.f').forEach(function (f) { place(f, s0, w0, d0); });\n"
+	"}\n"
+	"document.querySelectorAll('g.f').forEach(function (g) {\n"
+	"  g.addEventListener('click', function () { zoom(g); });\n"
+	"  g.addEventListener('mouseover', function () {\n"
+	"    document.getElementById('details').textContent = g.querySelector('title').textContent;\n"
+	"  });\n"
+	"});\n"
+	"document.getElementById('reset').addEventListener('click', function () {\n"
+	"  zoom(document.querySelector('g.f'));\n"
+	"});\n";
+
+void
+flamegraph_svg(FILE *out, const struct heap_model *h, const struct sites *s,
+	       struct symbolizer *z, enum site_metric m, const char *title)
+{
+	static const char *const units[] = {
+		[METRIC_PEAK] = "bytes live at the peak",
+		[METRIC_LEAKED] = "bytes leaked",
+		[METRIC_ALLOCATED] = "bytes allocated",
+		[METRIC_COUNT] = "allocations",
+		[METRIC_TEMPORARY] = "temporary allocations",
+	};
+	struct ftree t;
+	int height;
+
+	build_tree(&t, h, s, z, m);
+	height = GRAPH_TOP + (int)(t.depth + 1) * FRAME_HEIGHT + 10;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"12\">\n"
+		"<style>g.f { cursor: pointer; } g.f:hover rect { stroke: #000; "
+		"stroke-width: 0.5; } text { pointer-events: none; }</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
+		"<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"15\">",
+		GRAPH_WIDTH, height, GRAPH_WIDTH, height, GRAPH_WIDTH / 2);
+	xml_text(out, title, SIZE_MAX);
+	fprintf(out, ": %s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
+		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
+		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m]);
+	if (t.v[0].value)
+		draw(out, &t, 0, 0, 0, units[m]);
+	else
+		fprintf(out, "<text x=\"10\" y=\"%d\">No site has any.</text>\n",
+			GRAPH_TOP + 12);
+	fputs("<script><![CDATA[\n", out);
+	fprintf(out, script, GRAPH_WIDTH, CHAR_WIDTH);
+	fputs("]]></script>\n</svg>\n", out);
+	free_tree(&t);
+}
