@@ -370,7 +370,7 @@ diff_main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 2 && !ret; i++, read++)
-		ret = replay_read(&p[i], argv[optind + i], debug_dir, NULL);
+		ret = replay_read(&p[i], argv[optind + i], debug_dir, NULL, NULL);
 	if (!ret) {
 		add_sites(&c, &p[0], 0);
 		add_sites(&c, &p[1], 1);

@@ -9,8 +9,8 @@
 #include "flamegraph.h"
 #include "error.h"
 #include "heap.h"
+#include "markup.h"
 #include "sites.h"
-#include "utf8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -114,35 +114,6 @@ free_tree(struct ftree *t)
 	free(t->v);
 }
 
-/* Text for XML: escaped, and valid UTF-8 ('?' for what is not). */
-static void
-xml_text(FILE *out, const char *s, size_t max_chars)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
-
-	while (*p && chars < max_chars) {
-		size_t n = utf8_length(p);
-
-		if (!n)
-			fputc('?', out);
-		else if (*p == '&')
-			fputs("&amp;", out);
-		else if (*p == '<')
-			fputs("&lt;", out);
-		else if (*p == '>')
-			fputs("&gt;", out);
-		else if (*p == '"')
-			fputs("&quot;", out);
-		else if (*p < 0x20)
-			fputc(' ', out);
-		else
-			fwrite(p, 1, n, out);
-		p += n ? n : 1;
-		chars++;
-	}
-}
-
 /* A warm colour from the name, the same for the same function. */
 static void
 colour(const char *name, unsigned int rgb[3])
@@ -175,17 +146,17 @@ draw(FILE *out, const struct ftree *t, uint32_t node, uint32_t depth, uint64_t s
 	/* data-: where the frame lies, for zooming: start and width in values. */
 	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-w=\"%" PRIu64
 		"\" data-d=\"%" PRIu32 "\"><title>", start, f->value, depth);
-	xml_text(out, f->name, SIZE_MAX);
+	markup_text(out, f->name, SIZE_MAX);
 	fprintf(out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" "
 		"width=\"%.1f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>"
 		"<text x=\"%.1f\" y=\"%.1f\">", f->value, unit,
 		100.0 * (double)f->value / total, x, y, w, FRAME_HEIGHT - 1,
 		rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
 	if (fit >= 3 && strlen(f->name) > fit) {
-		xml_text(out, f->name, fit - 2);
+		markup_text(out, f->name, fit - 2);
 		fputs("..", out);
 	} else if (fit >= 3) {
-		xml_text(out, f->name, fit);
+		markup_text(out, f->name, fit);
 	}
 	fputs("</text></g>\n", out);
 	for (c = f->first_child; c; c = t->v[c].next_sibling) {
@@ -249,7 +220,7 @@ flamegraph_svg(FILE *out, const struct heap_model *h, const struct sites *s,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
 		"<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"15\">",
 		GRAPH_WIDTH, height, GRAPH_WIDTH, height, GRAPH_WIDTH / 2);
-	xml_text(out, title, SIZE_MAX);
+	markup_text(out, title, SIZE_MAX);
 	fprintf(out, ": %s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
 		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
 		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m]);

@@ -7,7 +7,8 @@
 
 int
 replay_read(struct replay *p, const char *path, const char *debug_dir,
-	    void (*each)(const struct record *r))
+	    void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
+	    void *ctx)
 {
 	struct record r;
 	int n;
@@ -21,10 +22,10 @@ replay_read(struct replay *p, const char *path, const char *debug_dir,
 		return MS_EXIT_READ_ERROR;
 	}
 	while ((n = capture_next(p->rd, &r)) > 0) {
-		if (each)
-			each(&r);
 		sites_apply(&p->sites, &r);
 		heap_apply(&p->heap, &r);
+		if (each)
+			each(ctx, &p->heap, &r);
 	}
 	if (n < 0) {
 		error_msg("%s: %s", path, capture_error(p->rd));

@@ -22,11 +22,13 @@ struct replay {
 
 /*
  * Reads the capture at path to its end, handing each record to each too
- * (when not NULL).  Returns 0, or the exit status after saying what is
- * wrong with the file; either way replay_close() frees what it took.
+ * (when not NULL), once the models have it.  Returns 0, or the exit
+ * status after saying what is wrong with the file; either way
+ * replay_close() frees what it took.
  */
 int replay_read(struct replay *p, const char *path, const char *debug_dir,
-		void (*each)(const struct record *r));
+		void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
+		void *ctx);
 const char *replay_command(const struct replay *p);
 const struct capture_end *replay_totals(const struct replay *p);
 void replay_close(struct replay *p);

@@ -5,10 +5,12 @@
 #include "replay.h"
 #include "flamegraph.h"
 #include "report-folded.h"
+#include "report-html.h"
 #include "report-json.h"
 #include "report-pprof.h"
 #include "report-sites.h"
 #include "report-text.h"
+#include "timeline.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -28,12 +30,14 @@ usage(FILE *out)
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded|pprof|svg\n"
+	      "  -f, --format=text|json|folded|pprof|svg|html\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
 	      "                describes it; folded stacks, one line per site,\n"
 	      "                for flame graphs (flamegraph.pl, inferno,\n"
-	      "                speedscope); pprof's gzipped profile.proto; or an\n"
-	      "                interactive flame graph as SVG\n"
+	      "                speedscope); pprof's gzipped profile.proto; an\n"
+	      "                interactive flame graph as SVG; or one HTML page\n"
+	      "                with the summary, the heap over time, the flame\n"
+	      "                graph and the top sites\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
@@ -45,9 +49,15 @@ usage(FILE *out)
 }
 
 static void
-print_event(const struct record *r)
+print_event(void *ctx, const struct heap_model *h, const struct record *r)
 {
 	event_print(stdout, r);
+}
+
+static void
+note_time(void *timeline, const struct heap_model *h, const struct record *r)
+{
+	timeline_apply(timeline, h, r);
 }
 
 int
@@ -62,8 +72,10 @@ report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct timeline timeline;
 	struct replay p;
-	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG } format = FORMAT_TEXT;
+	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG,
+	       FORMAT_HTML } format = FORMAT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	bool events = false, metric_given = false;
 	unsigned long top = 5;
@@ -99,9 +111,11 @@ report_main(int argc, char **argv)
 				format = FORMAT_PPROF;
 			} else if (!strcmp(optarg, "svg")) {
 				format = FORMAT_SVG;
+			} else if (!strcmp(optarg, "html")) {
+				format = FORMAT_HTML;
 			} else {
 				error_msg("report: --format takes text, json, folded, "
-					  "pprof or svg, not '%s'", optarg);
+					  "pprof, svg or html, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
 			break;
@@ -140,7 +154,13 @@ report_main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
-	ret = replay_read(&p, argv[optind], debug_dir, events ? print_event : NULL);
+	timeline_init(&timeline);
+	if (events)
+		ret = replay_read(&p, argv[optind], debug_dir, print_event, NULL);
+	else if (format == FORMAT_HTML)
+		ret = replay_read(&p, argv[optind], debug_dir, note_time, &timeline);
+	else
+		ret = replay_read(&p, argv[optind], debug_dir, NULL, NULL);
 	if (ret || events) {
 		/* The records went out as they were read. */
 	} else if (format == FORMAT_JSON) {
@@ -148,6 +168,9 @@ report_main(int argc, char **argv)
 			    &p.sites, &p.symbolizer, top);
 	} else if (format == FORMAT_FOLDED) {
 		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
+	} else if (format == FORMAT_HTML) {
+		report_html(stdout, replay_command(&p), &p.heap, replay_totals(&p), &timeline,
+			    &p.sites, &p.symbolizer, top);
 	} else if (format == FORMAT_SVG) {
 		flamegraph_svg(stdout, &p.heap, &p.sites, &p.symbolizer, metric,
 			       replay_command(&p));
@@ -166,6 +189,7 @@ report_main(int argc, char **argv)
 		}
 	}
 	replay_close(&p);
+	timeline_free(&timeline);
 	if (fflush(stdout) && !ret) {
 		perror_msg("cannot write the report");
 		ret = MS_EXIT_FAILURE;

@@ -4,17 +4,19 @@
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
  * A capture read to its end is then reported as JSON, folded stacks,
- * a flame graph and pprof.
+ * HTML (with its flame graph and chart) and pprof.
  */
 #include "capture.h"
 #include "flamegraph.h"
 #include "heap.h"
 #include "record.h"
 #include "report-folded.h"
+#include "report-html.h"
 #include "report-json.h"
 #include "report-pprof.h"
 #include "sites.h"
 #include "symbolize.h"
+#include "timeline.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct capture_reader *rd;
 	struct heap_model heap;
 	struct sites sites;
+	struct timeline timeline;
 	struct symbolizer z;
 	struct record r;
 	char path[64];
@@ -48,9 +51,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	heap_init(&heap);
 	sites_init(&sites);
+	timeline_init(&timeline);
 	while ((n = capture_next(rd, &r)) > 0) {
 		sites_apply(&sites, &r);
 		heap_apply(&heap, &r);
+		timeline_apply(&timeline, &heap, &r);
 	}
 	if (n == 0) {
 		static FILE *out;
@@ -61,11 +66,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_json(out, capture_command(rd), &heap, capture_totals(rd), &sites,
 			    &z, 5);
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
-		flamegraph_svg(out, &heap, &sites, &z, METRIC_COUNT, capture_command(rd));
+		report_html(out, capture_command(rd), &heap, capture_totals(rd), &timeline,
+			    &sites, &z, 5);
 		fflush(out);
 		report_pprof(fileno(out), &heap, &sites, &z);
 		symbolizer_free(&z);
 	}
+	timeline_free(&timeline);
 	sites_free(&sites);
 	heap_free(&heap);
 	capture_close(rd);

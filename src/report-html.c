@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * --format=html: one self-contained page: the summary, the live heap
+ * over time for the tree and its largest processes with the peak marked,
+ * the flame graph, and the top sites.  The chart is SVG drawn here; the
+ * only script is the flame graph's.
+ */
+#include "config.h"
+#include "report-html.h"
+#include "capture.h"
+#include "error.h"
+#include "flamegraph.h"
+#include "heap.h"
+#include "markup.h"
+#include "report-sites.h"
+#include "report-text.h"
+#include "sites.h"
+#include "timeline.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHART_WIDTH	1200
+#define CHART_HEIGHT	320
+#define CHART_LEFT	90	/* room for the byte labels */
+#define CHART_BOTTOM	30	/* room for the time labels */
+#define CHART_PROCESSES	8	/* drawn besides the tree: the largest peaks */
+
+static const char style[] =
+	"body { font-family: sans-serif; margin: 20px; color: #222; }\n"
+	"table { border-collapse: collapse; margin-bottom: 1em; }\n"
+	"th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }\n"
+	"th { background: #eee; } td.l, th.l { text-align: left; }\n"
+	"td.chain { font-family: monospace; font-size: 12px; text-align: left; }\n"
+	"p.command { font-family: monospace; }\n";
+
+static const char *const colours[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+};
+
+static void
+stats_cells(FILE *out, const struct heap_stats *st)
+{
+	fprintf(out, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%"
+		PRIu64 "</td><td>%" PRIu64 "</td><td>%.6f</td><td>%" PRIu64 "</td><td>%"
+		PRIu64 "</td>", st->allocs, st->bytes_allocated, st->frees, st->temporary,
+		st->peak_bytes, (double)st->peak_time_ns / 1e9, st->leaked_bytes,
+		st->leaked_blocks);
+}
+
+static int
+by_peak(const void *a, const void *b)
+{
+	const struct heap_process *x = *(const struct heap_process *const *)a;
+	const struct heap_process *y = *(const struct heap_process *const *)b;
+
+	if (x->stats.peak_bytes != y->stats.peak_bytes)
+		return x->stats.peak_bytes < y->stats.peak_bytes ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The processes, largest peak first (to free). */
+static const struct heap_process **
+by_peak_order(const struct heap_model *h)
+{
+	const struct heap_process **order = xreallocarray(NULL, h->nprocs ? h->nprocs : 1,
+							  sizeof(*order));
+
+	if (h->nprocs)
+		memcpy(order, h->procs, h->nprocs * sizeof(*order));
+	qsort(order, h->nprocs, sizeof(*order), by_peak);
+	return order;
+}
+
+static void
+print_summary(FILE *out, const struct heap_model *h, const struct capture_end *end,
+	      const struct heap_process **order)
+{
+	char state[64];
+	size_t i;
+
+	fputs("<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">process</th>"
+	      "<th class=\"l\">program</th><th class=\"l\">ended</th><th>allocations</th>"
+	      "<th>bytes allocated</th><th>frees</th><th>temporary</th><th>peak live heap</th>"
+	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n"
+	      "<tr><td class=\"l\">whole tree</td><td class=\"l\"></td><td class=\"l\"></td>",
+	      out);
+	stats_cells(out, &h->tree);
+	fputs("</tr>\n", out);
+	for (i = 0; i < h->nprocs; i++) {
+		const struct heap_process *p = order[i];
+
+		fprintf(out, "<tr><td class=\"l\">%" PRIu32 "</td><td class=\"l\">", p->pid);
+		markup_text(out, p->image ? p->image : "?", SIZE_MAX);
+		fputs("</td><td class=\"l\">", out);
+		markup_text(out, p->exited ? describe_wait_status(p->wait_status, state,
+								  sizeof(state))
+			    : p->untraced ? "not traced" : "still running", SIZE_MAX);
+		fputs("</td>", out);
+		stats_cells(out, &p->stats);
+		fputs("</tr>\n", out);
+	}
+	fprintf(out, "</table>\n<p id=\"losses\">%" PRIu64 " records lost, %" PRIu64
+		" calls lost, %" PRIu64 " processes untraced, %" PRIu64
+		" processes unstoppable, %" PRIu64 " stacks left out, %" PRIu64
+		" pressure stops.</p>\n", end->lost_records, end->lost_calls,
+		end->untraced_processes, end->unstoppable_processes, end->dropped_stacks,
+		end->pressure_stops);
+}
+
+/* The last slot anything happened in, + 1. */
+static size_t
+slots_used(const struct timeline *t)
+{
+	size_t n = TIMELINE_SLOTS;
+
+	while (n > 0 && t->series[0]->max[n - 1] == TIMELINE_EMPTY)
+		n--;
+	return n;
+}
+
+static void
+polyline(FILE *out, const struct timeline_series *s, size_t used, uint64_t top,
+	 const char *colour, double width, const char *id)
+{
+	double plot_w = CHART_WIDTH - CHART_LEFT - 10, plot_h = CHART_HEIGHT - CHART_BOTTOM - 10;
+	uint64_t last = TIMELINE_EMPTY;
+	size_t i;
+
+	fprintf(out, "<polyline id=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" "
+		"points=\"", id, colour, width);
+	for (i = 0; i < used; i++) {
+		double x0 = CHART_LEFT + plot_w * (double)i / (double)used;
+		double x1 = CHART_LEFT + plot_w * (double)(i + 1) / (double)used;
+
+		if (s->max[i] != TIMELINE_EMPTY)
+			last = s->max[i];
+		if (last == TIMELINE_EMPTY)
+			continue;
+		/* A step: the slot's largest value across the slot. */
+		fprintf(out, "%.1f,%.1f %.1f,%.1f ", x0,
+			10 + plot_h * (1 - (double)last / (double)top), x1,
+			10 + plot_h * (1 - (double)last / (double)top));
+	}
+	fputs("\"/>\n", out);
+}
+
+static void
+print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
+	    const struct heap_process **order)
+{
+	double plot_w = CHART_WIDTH - CHART_LEFT - 10, plot_h = CHART_HEIGHT - CHART_BOTTOM - 10;
+	size_t used = slots_used(t), i, k, drawn = 0;
+	uint64_t top = h->tree.peak_bytes ? h->tree.peak_bytes : 1;
+	double span_s = (double)used * (double)t->slot_ns / 1e9, px, py;
+	char id[32];
+
+	fputs("<h2>Heap over time</h2>\n", out);
+	if (!used) {
+		fputs("<p>No allocation.</p>\n", out);
+		return;
+	}
+	fprintf(out, "<svg id=\"heap-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" "
+		"fill=\"#fff\"/>\n<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+		CHART_WIDTH, CHART_HEIGHT, CHART_LEFT, CHART_LEFT, CHART_HEIGHT - CHART_BOTTOM,
+		CHART_LEFT, CHART_HEIGHT - CHART_BOTTOM, CHART_WIDTH - 10,
+		CHART_HEIGHT - CHART_BOTTOM);
+	for (i = 0; i <= 4; i++) {
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%" PRIu64 "</text>\n",
+			CHART_LEFT - 4, 14 + plot_h * (1 - (double)i / 4), top * i / 4);
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.3f s</text>\n",
+			CHART_LEFT + plot_w * (double)i / 4, CHART_HEIGHT - 10,
+			i == 4 ? "end" : "middle", span_s * (double)i / 4);
+	}
+	/* The largest processes, then the tree over them. */
+	for (i = 0; i < h->nprocs && drawn < CHART_PROCESSES && h->nprocs > 1; i++) {
+		for (k = 1; k < t->n; k++) {
+			if (t->series[k]->pid != order[i]->pid)
+				continue;
+			snprintf(id, sizeof(id), "heap-%" PRIu32, order[i]->pid);
+			polyline(out, t->series[k], used, top, colours[1 + drawn], 1.2, id);
+			drawn++;
+			break;
+		}
+	}
+	polyline(out, t->series[0], used, top, colours[0], 2.2, "heap-tree");
+	px = CHART_LEFT + plot_w * ((double)h->tree.peak_time_ns / 1e9) / span_s;
+	py = 10 + plot_h * (1 - (double)h->tree.peak_bytes / (double)top);
+	fprintf(out, "<circle id=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
+		"stroke=\"#d62728\" stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">"
+		"peak: %" PRIu64 " bytes at %.6f s</text>\n</svg>\n", px, py, px + 8, py + 14,
+		h->tree.peak_bytes, (double)h->tree.peak_time_ns / 1e9);
+	fprintf(out, "<p><span style=\"color: %s\">&#9632;</span> whole tree", colours[0]);
+	drawn = 0;
+	for (i = 0; i < h->nprocs && drawn < CHART_PROCESSES && h->nprocs > 1; i++) {
+		fprintf(out, " &#160; <span style=\"color: %s\">&#9632;</span> %" PRIu32 " ",
+			colours[1 + drawn++], order[i]->pid);
+		markup_text(out, order[i]->image ? order[i]->image : "?", SIZE_MAX);
+	}
+	fputs("</p>\n", out);
+}
+
+static void
+print_ranking(FILE *out, const struct heap_model *h, const struct sites *s,
+	      struct symbolizer *z, size_t n, enum site_metric m, const char *title)
+{
+	size_t i, count;
+	uint32_t *order = sites_ranked(h, m, &count);
+
+	fprintf(out, "<h3>By %s</h3>\n", title);
+	if (!count) {
+		fputs("<p>None.</p>\n", out);
+		free(order);
+		return;
+	}
+	fputs("<table class=\"sites\">\n<tr><th>#</th><th>allocations</th><th>bytes</th>"
+	      "<th>live at the peak</th><th>leaked bytes</th><th>temporary</th>"
+	      "<th class=\"l\">call chain, innermost first</th></tr>\n", out);
+	for (i = 0; i < count && i < n; i++) {
+		const struct heap_site *st = &h->sites[order[i]];
+		const uint64_t *frames;
+		uint32_t nframes = 0, f;
+
+		fprintf(out, "<tr><td>%zu</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%"
+			PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td class=\"chain\">",
+			i + 1, st->allocs, st->bytes_allocated, heap_site_peak_bytes(h, order[i]),
+			st->leaked_bytes, st->temporary);
+		frames = sites_frames(s, order[i], &nframes);
+		if (!frames)
+			fputs("(no stack)", out);
+		for (f = 0; frames && f < nframes; f++) {
+			struct frame_name fn;
+
+			frame_describe(z, s, frames[f], &fn);
+			if (f)
+				fputs("<br>", out);
+			markup_text(out, fn.function ? fn.function : fn.path, SIZE_MAX);
+			fprintf(out, "+0x%" PRIx64, fn.offset);
+			if (fn.where[0]) {
+				fputs(" (", out);
+				markup_text(out, fn.where, SIZE_MAX);
+				fputc(')', out);
+			}
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	free(order);
+}
+
+void
+report_html(FILE *out, const char *command, const struct heap_model *h,
+	    const struct capture_end *end, const struct timeline *t,
+	    const struct sites *s, struct symbolizer *z, size_t n)
+{
+	const struct heap_process **order = by_peak_order(h);
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>memsup: ", out);
+	markup_text(out, command, SIZE_MAX);
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>memsup report</h1>\n"
+		"<p class=\"command\">", style);
+	markup_text(out, command, SIZE_MAX);
+	fputs("</p>\n", out);
+	print_summary(out, h, end, order);
+	print_chart(out, h, t, order);
+	fputs("<h2>Flame graph</h2>\n", out);
+	flamegraph_svg(out, h, s, z, METRIC_PEAK, command);
+	fputs("<h2>Top sites</h2>\n", out);
+	print_ranking(out, h, s, z, n, METRIC_PEAK, "bytes live at the peak");
+	print_ranking(out, h, s, z, n, METRIC_LEAKED, "leaked bytes");
+	print_ranking(out, h, s, z, n, METRIC_COUNT, "allocations");
+	print_ranking(out, h, s, z, n, METRIC_TEMPORARY, "temporary allocations");
+	fputs("</body>\n</html>\n", out);
+	free(order);
+}
