@@ -145,8 +145,6 @@ merge_chains(struct chains *c)
 	c->n = kept;
 }
 
-static enum site_metric sort_metric;
-
 static uint64_t
 change(const struct chain *ch, enum site_metric m)
 {
@@ -155,12 +153,13 @@ change(const struct chain *ch, enum site_metric m)
 	return a > b ? a - b : b - a;
 }
 
-/* Largest change first; then by name, so that the order is stable. */
+/* Largest change by the metric first; then by name, so that the order is stable. */
 static int
-by_change(const void *a, const void *b)
+by_change(const void *a, const void *b, void *metric)
 {
 	const struct chain *x = a, *y = b;
-	uint64_t cx = change(x, sort_metric), cy = change(y, sort_metric);
+	enum site_metric m = *(const enum site_metric *)metric;
+	uint64_t cx = change(x, m), cy = change(y, m);
 
 	if (cx != cy)
 		return cx < cy ? 1 : -1;
@@ -375,8 +374,7 @@ diff_main(int argc, char **argv)
 		add_sites(&c, &p[0], 0);
 		add_sites(&c, &p[1], 1);
 		merge_chains(&c);
-		sort_metric = metric;
-		qsort(c.v, c.n, sizeof(*c.v), by_change);
+		qsort_r(c.v, c.n, sizeof(*c.v), by_change, &metric);
 		if (format == FORMAT_JSON)
 			print_json(stdout, &c, p, top, metric);
 		else if (format == FORMAT_FOLDED)
