@@ -26,6 +26,7 @@
 #define CHART_LEFT	90	/* room for the byte labels */
 #define CHART_BOTTOM	30	/* room for the time labels */
 #define CHART_PROCESSES	8	/* drawn besides the tree: the largest peaks */
+#define TABLE_PROCESSES	50	/* listed in the summary: the largest peaks */
 
 static const char style[] =
 	"body { font-family: sans-serif; margin: 20px; color: #222; }\n"
@@ -89,7 +90,7 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 	      out);
 	stats_cells(out, &h->tree);
 	fputs("</tr>\n", out);
-	for (i = 0; i < h->nprocs; i++) {
+	for (i = 0; i < h->nprocs && i < TABLE_PROCESSES; i++) {
 		const struct heap_process *p = order[i];
 
 		fprintf(out, "<tr><td class=\"l\">%" PRIu32 "</td><td class=\"l\">", p->pid);
@@ -102,6 +103,9 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 		stats_cells(out, &p->stats);
 		fputs("</tr>\n", out);
 	}
+	if (h->nprocs > TABLE_PROCESSES)
+		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%zu more processes with "
+			"smaller peaks</td></tr>\n", h->nprocs - TABLE_PROCESSES);
 	fprintf(out, "</table>\n<p id=\"losses\">%" PRIu64 " records lost, %" PRIu64
 		" calls lost, %" PRIu64 " processes untraced, %" PRIu64
 		" processes unstoppable, %" PRIu64 " stacks left out, %" PRIu64
