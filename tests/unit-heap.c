@@ -11,17 +11,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A call by thread tid of process pid. */
 static void
-call(struct heap_model *h, uint64_t t, uint32_t pid, uint32_t what,
-     uint64_t ptr, uint64_t size, uint64_t old_ptr)
+thread_call(struct heap_model *h, uint64_t t, uint32_t pid, uint32_t tid, uint32_t what,
+	    uint64_t ptr, uint64_t size, uint64_t old_ptr)
 {
 	struct record r = {
-		.type = REC_CALL, .time_ns = t, .pid = pid, .tid = pid,
+		.type = REC_CALL, .time_ns = t, .pid = pid, .tid = tid,
 		.call = { .call = what, .ptr = ptr, .size = size,
 			  .old_ptr = old_ptr },
 	};
 
 	heap_apply(h, &r);
+}
+
+/* A call by the main thread of process pid. */
+static void
+call(struct heap_model *h, uint64_t t, uint32_t pid, uint32_t what,
+     uint64_t ptr, uint64_t size, uint64_t old_ptr)
+{
+	thread_call(h, t, pid, pid, what, ptr, size, old_ptr);
 }
 
 static void
@@ -100,6 +109,7 @@ static const struct {
 	FIELD(peak_time_ns),
 	FIELD(leaked_bytes),
 	FIELD(leaked_blocks),
+	FIELD(temporary),
 #undef FIELD
 };
 
@@ -126,7 +136,8 @@ stats_eq_(const char *file, int line, const struct heap_stats *got,
 	bool ok = true;
 	va_list ap;
 
-	if (sizeof(struct heap_stats) != n * sizeof(uint64_t))
+	/* The size classes have tests of their own. */
+	if (sizeof(struct heap_stats) != n * sizeof(uint64_t) + sizeof(got->size_classes))
 		tap_bail("struct heap_stats has fields this test does not know");
 	for (i = 0; i < n; i++)
 		ok &= stat_field(got, i) == stat_field(want, i);
@@ -311,13 +322,14 @@ test_realloc(void)
 				  .peak_time_ns = 1),
 		 "failed realloc and reallocarray leave p live");
 	do_free(&h, 4, 5, 0xe000);
+	/* Temporary: a failed call allocates nothing in between. */
 	stats_eq(&p->stats, STATS(.allocs = 1, .frees = 1,
 				  .bytes_allocated = 80, .failed_calls = 2,
-				  .peak_bytes = 80, .peak_time_ns = 1),
+				  .peak_bytes = 80, .peak_time_ns = 1, .temporary = 1),
 		 "p is freed normally after the failed realloc");
 	stats_eq(&h.tree, STATS(.allocs = 1, .frees = 1,
 				.bytes_allocated = 80, .failed_calls = 2,
-				.peak_bytes = 80, .peak_time_ns = 1),
+				.peak_bytes = 80, .peak_time_ns = 1, .temporary = 1),
 		 "failed realloc: tree");
 	heap_free(&h);
 
@@ -353,26 +365,26 @@ test_unknown_frees(void)
 	do_free(&h, 5, 9, 0x1000);
 	stats_eq(&p->stats, STATS(.allocs = 1, .frees = 1,
 				  .bytes_allocated = 10, .unknown_frees = 3,
-				  .peak_bytes = 10, .peak_time_ns = 2),
+				  .peak_bytes = 10, .peak_time_ns = 2, .temporary = 1),
 		 "unknown and double frees never make live bytes negative");
 	/* realloc of an address allocated before tracking began */
 	do_realloc(&h, 6, 9, 0x3000, 30, 0x4000);
 	stats_eq(&p->stats, STATS(.allocs = 2, .frees = 1,
 				  .bytes_allocated = 40, .unknown_frees = 4,
 				  .live_bytes = 30, .live_blocks = 1,
-				  .peak_bytes = 30, .peak_time_ns = 6),
+				  .peak_bytes = 30, .peak_time_ns = 6, .temporary = 1),
 		 "realloc of an unknown block: unknown free, new block live");
 	stats_eq(&h.tree, STATS(.allocs = 2, .frees = 1,
 				.bytes_allocated = 40, .unknown_frees = 4,
 				.live_bytes = 30, .live_blocks = 1,
-				.peak_bytes = 30, .peak_time_ns = 6),
+				.peak_bytes = 30, .peak_time_ns = 6, .temporary = 1),
 		 "unknown frees: tree");
 	/* The same address handed out twice: its free was not seen. */
 	do_malloc(&h, 7, 9, 0x4000, 8);
 	stats_eq(&p->stats, STATS(.allocs = 3, .frees = 1,
 				  .bytes_allocated = 48, .unknown_frees = 4,
 				  .live_bytes = 8, .live_blocks = 1,
-				  .peak_bytes = 30, .peak_time_ns = 6),
+				  .peak_bytes = 30, .peak_time_ns = 6, .temporary = 1),
 		 "an address allocated twice is live once, with its new size");
 	heap_free(&h);
 }
@@ -399,12 +411,12 @@ test_peak(void)
 	stats_eq(&p->stats, STATS(.allocs = 5, .frees = 4,
 				  .bytes_allocated = 651, .live_bytes = 250,
 				  .live_blocks = 1, .peak_bytes = 301,
-				  .peak_time_ns = 500),
+				  .peak_time_ns = 500, .temporary = 1),
 		 "peak is the maximum of live bytes, at the record setting it");
 	stats_eq(&h.tree, STATS(.allocs = 5, .frees = 4,
 				.bytes_allocated = 651, .live_bytes = 250,
 				.live_blocks = 1, .peak_bytes = 301,
-				.peak_time_ns = 500),
+				.peak_time_ns = 500, .temporary = 1),
 		 "one process: the tree's peak is the process's");
 	heap_free(&h);
 }
@@ -546,21 +558,21 @@ test_tree_peak(void)
 	stats_eq(&proc(&h, 40)->stats,
 		 STATS(.allocs = 2, .frees = 1, .bytes_allocated = 1300,
 		       .live_bytes = 300, .live_blocks = 1,
-		       .peak_bytes = 1000, .peak_time_ns = 1),
+		       .peak_bytes = 1000, .peak_time_ns = 1, .temporary = 1),
 		 "first process peaks at t=1");
 	stats_eq(&proc(&h, 41)->stats,
 		 STATS(.allocs = 3, .frees = 1, .bytes_allocated = 1450,
 		       .live_bytes = 750, .live_blocks = 2,
-		       .peak_bytes = 750, .peak_time_ns = 10),
+		       .peak_bytes = 750, .peak_time_ns = 10, .temporary = 1),
 		 "second process peaks at t=10");
 	stats_eq(&proc(&h, 42)->stats,
 		 STATS(.allocs = 1, .frees = 1, .bytes_allocated = 400,
-		       .peak_bytes = 400, .peak_time_ns = 6),
+		       .peak_bytes = 400, .peak_time_ns = 6, .temporary = 1),
 		 "third process peaks at t=6");
 	stats_eq(&h.tree, STATS(.allocs = 6, .frees = 3,
 				.bytes_allocated = 3150, .live_bytes = 1050,
 				.live_blocks = 3, .peak_bytes = 1200,
-				.peak_time_ns = 8),
+				.peak_time_ns = 8, .temporary = 3),
 		 "tree peak 1200 at t=8, less than the 2150 of summed peaks");
 	do_exit(&h, 11, 41, 0);
 	do_exit(&h, 12, 40, 0);
@@ -568,15 +580,67 @@ test_tree_peak(void)
 	stats_eq(&h.tree, STATS(.allocs = 6, .frees = 3,
 				.bytes_allocated = 3150, .peak_bytes = 1200,
 				.peak_time_ns = 8, .leaked_bytes = 1050,
-				.leaked_blocks = 3),
+				.leaked_blocks = 3, .temporary = 3),
 		 "tree after every exit: leaks summed, nothing live");
+	heap_free(&h);
+}
+
+/* Temporary: freed by its thread before that thread allocated again. */
+static void
+test_temporary(void)
+{
+	struct heap_model h;
+
+	heap_init(&h);
+	/* Another thread's allocation in between does not count. */
+	thread_call(&h, 1, 50, 50, MS_CALL_MALLOC, 0x100, 8, 0);
+	thread_call(&h, 2, 50, 51, MS_CALL_MALLOC, 0x200, 8, 0);
+	thread_call(&h, 3, 50, 50, MS_CALL_FREE, 0x100, 0, 0);
+	tap_eq_u64(h.tree.temporary, 1, "another thread's allocation in between: temporary");
+	/* Its own does. */
+	thread_call(&h, 4, 50, 51, MS_CALL_MALLOC, 0x300, 8, 0);
+	thread_call(&h, 5, 50, 51, MS_CALL_FREE, 0x200, 0, 0);
+	tap_eq_u64(h.tree.temporary, 1, "its own allocation in between: not temporary");
+	/* A free by another thread is not the allocating thread's. */
+	thread_call(&h, 6, 50, 50, MS_CALL_FREE, 0x300, 0, 0);
+	tap_eq_u64(h.tree.temporary, 1, "freed by another thread: not temporary");
+	/* A realloc is an allocation; the block it frees is not temporary. */
+	thread_call(&h, 7, 50, 50, MS_CALL_MALLOC, 0x400, 8, 0);
+	thread_call(&h, 8, 50, 50, MS_CALL_REALLOC, 0x500, 16, 0x400);
+	tap_eq_u64(h.tree.temporary, 1, "the block a realloc frees: not temporary");
+	thread_call(&h, 9, 50, 50, MS_CALL_FREE, 0x500, 0, 0);
+	tap_eq_u64(h.tree.temporary, 2, "the block a realloc returned, freed next: temporary");
+	tap_eq_u64(proc(&h, 50)->stats.temporary, 2, "the process counts the same");
+	heap_free(&h);
+}
+
+static void
+test_size_classes(void)
+{
+	static const uint64_t sizes[] = { 0, 1, 2, 3, 4, 1023, 1024, UINT64_MAX };
+	static const unsigned int classes[] = { 0, 1, 2, 2, 3, 10, 11, 64 };
+	struct heap_model h;
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		ok = ok && heap_size_class(sizes[i]) == classes[i];
+	tap_ok(ok, "size classes: 0; 1; 2-3; 4-7...; 2^63 and above in 64");
+	heap_init(&h);
+	do_malloc(&h, 1, 60, 0x10, 3);
+	do_malloc(&h, 2, 60, 0x20, 2);
+	call(&h, 3, 60, MS_CALL_REALLOC, 0x30, 1024, 0x20);
+	do_malloc(&h, 4, 60, 0, 5);	/* failed: no class */
+	tap_ok(h.tree.size_classes[2] == 2 && h.tree.size_classes[11] == 1 &&
+	       h.tree.size_classes[3] == 0 && proc(&h, 60)->stats.size_classes[2] == 2,
+	       "allocations counted by class, failed calls not");
 	heap_free(&h);
 }
 
 int
 main(void)
 {
-	tap_plan(60);
+	tap_plan(68);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
@@ -585,5 +649,7 @@ main(void)
 	test_fork();
 	test_exec();
 	test_tree_peak();
+	test_temporary();
+	test_size_classes();
 	return tap_done();
 }
