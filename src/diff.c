@@ -19,15 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What one chain's sites did in one capture. */
-struct chain_stats {
-	uint64_t allocs, bytes_allocated, peak_bytes, leaked_bytes, temporary;
-};
-
 /* A chain, and what it did in A (side 0) and in B (side 1). */
 struct chain {
 	char *name;		/* folded: outermost frame first */
-	struct chain_stats side[2];
+	struct site_figures side[2];	/* its sites summed */
 };
 
 struct chains {
@@ -57,24 +52,6 @@ usage(FILE *out)
 	      "  -h, --help    show this help and exit\n", out);
 }
 
-static uint64_t
-stat_of(const struct chain_stats *st, enum site_metric m)
-{
-	switch (m) {
-	case METRIC_PEAK:
-		return st->peak_bytes;
-	case METRIC_LEAKED:
-		return st->leaked_bytes;
-	case METRIC_ALLOCATED:
-		return st->bytes_allocated;
-	case METRIC_COUNT:
-		return st->allocs;
-	case METRIC_TEMPORARY:
-		return st->temporary;
-	}
-	return 0;
-}
-
 /* Every site of p, as a chain with its figures on this side. */
 static void
 add_sites(struct chains *c, struct replay *p, int side)
@@ -83,12 +60,11 @@ add_sites(struct chains *c, struct replay *p, int side)
 	uint32_t site;
 
 	for (site = 0; site < h->nsites; site++) {
-		const struct heap_site *st = &h->sites[site];
 		struct chain *ch;
 		size_t size = 0;
 		FILE *out;
 
-		if (!st->allocs)
+		if (!h->sites[site].allocs)
 			continue;
 		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
 		ch = &c->v[c->n++];
@@ -99,13 +75,7 @@ add_sites(struct chains *c, struct replay *p, int side)
 		folded_chain(out, &p->sites, &p->symbolizer, site);
 		if (fclose(out))
 			perror_msg_and_die("open_memstream");
-		ch->side[side] = (struct chain_stats){
-			.allocs = st->allocs,
-			.bytes_allocated = st->bytes_allocated,
-			.peak_bytes = heap_site_peak_bytes(h, site),
-			.leaked_bytes = st->leaked_bytes,
-			.temporary = st->temporary,
-		};
+		site_figures_of(h, site, &ch->side[side]);
 	}
 }
 
@@ -131,8 +101,8 @@ merge_chains(struct chains *c)
 			continue;
 		}
 		for (side = 0; side < 2; side++) {
-			struct chain_stats *t = &into->side[side];
-			const struct chain_stats *f = &c->v[i].side[side];
+			struct site_figures *t = &into->side[side];
+			const struct site_figures *f = &c->v[i].side[side];
 
 			t->allocs += f->allocs;
 			t->bytes_allocated += f->bytes_allocated;
@@ -148,7 +118,7 @@ merge_chains(struct chains *c)
 static uint64_t
 change(const struct chain *ch, enum site_metric m)
 {
-	uint64_t a = stat_of(&ch->side[0], m), b = stat_of(&ch->side[1], m);
+	uint64_t a = site_figure(&ch->side[0], m), b = site_figure(&ch->side[1], m);
 
 	return a > b ? a - b : b - a;
 }
@@ -213,7 +183,7 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	fprintf(out, "chains by change in %s:\n", titles[m]);
 	for (i = 0; i < c->n && shown < top; i++) {
 		const struct chain *ch = &c->v[i];
-		const struct chain_stats *a = &ch->side[0], *b = &ch->side[1];
+		const struct site_figures *a = &ch->side[0], *b = &ch->side[1];
 		const char *frame, *end;
 
 		if (!change(ch, m))
@@ -240,7 +210,7 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 }
 
 static void
-json_stats(FILE *out, const struct chain_stats *st)
+json_stats(FILE *out, const struct site_figures *st)
 {
 	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
 		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
@@ -292,7 +262,7 @@ print_folded(FILE *out, const struct chains *c, enum site_metric m)
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		uint64_t a = stat_of(&c->v[i].side[0], m), b = stat_of(&c->v[i].side[1], m);
+		uint64_t a = site_figure(&c->v[i].side[0], m), b = site_figure(&c->v[i].side[1], m);
 
 		if (a || b)
 			fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", c->v[i].name, a, b);

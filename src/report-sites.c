@@ -32,24 +32,45 @@ site_metric_parse(const char *name, enum site_metric *m)
 	return false;
 }
 
-uint64_t
-site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m)
+void
+site_figures_of(const struct heap_model *h, uint32_t site, struct site_figures *f)
 {
 	const struct heap_site *st = &h->sites[site];
 
+	*f = (struct site_figures){
+		.allocs = st->allocs,
+		.bytes_allocated = st->bytes_allocated,
+		.peak_bytes = heap_site_peak_bytes(h, site),
+		.leaked_bytes = st->leaked_bytes,
+		.temporary = st->temporary,
+	};
+}
+
+uint64_t
+site_figure(const struct site_figures *f, enum site_metric m)
+{
 	switch (m) {
 	case METRIC_PEAK:
-		return heap_site_peak_bytes(h, site);
+		return f->peak_bytes;
 	case METRIC_LEAKED:
-		return st->leaked_bytes;
+		return f->leaked_bytes;
 	case METRIC_ALLOCATED:
-		return st->bytes_allocated;
+		return f->bytes_allocated;
 	case METRIC_COUNT:
-		return st->allocs;
+		return f->allocs;
 	case METRIC_TEMPORARY:
-		return st->temporary;
+		return f->temporary;
 	}
 	return 0;
+}
+
+uint64_t
+site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m)
+{
+	struct site_figures f;
+
+	site_figures_of(h, site, &f);
+	return site_figure(&f, m);
 }
 
 struct ranked {

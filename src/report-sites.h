@@ -24,8 +24,20 @@ enum site_metric {
 	METRIC_TEMPORARY,	/* temporary allocations */
 };
 
+/* What a site's blocks did: what the metrics read. */
+struct site_figures {
+	uint64_t allocs;
+	uint64_t bytes_allocated;
+	uint64_t peak_bytes;		/* live at the tree's peak */
+	uint64_t leaked_bytes;
+	uint64_t temporary;
+};
+
 /* "peak", "leaked", "allocated", "count", "temporary"; false for others. */
 bool site_metric_parse(const char *name, enum site_metric *m);
+void site_figures_of(const struct heap_model *h, uint32_t site, struct site_figures *f);
+/* The figure of f that metric m reads. */
+uint64_t site_figure(const struct site_figures *f, enum site_metric m);
 uint64_t site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m);
 /* The sites whose value is not 0, largest first (to free), and how many. */
 uint32_t *sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count);
