@@ -51,30 +51,6 @@ stats_cells(FILE *out, const struct heap_stats *st)
 		st->leaked_blocks);
 }
 
-static int
-by_peak(const void *a, const void *b)
-{
-	const struct heap_process *x = *(const struct heap_process *const *)a;
-	const struct heap_process *y = *(const struct heap_process *const *)b;
-
-	if (x->stats.peak_bytes != y->stats.peak_bytes)
-		return x->stats.peak_bytes < y->stats.peak_bytes ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* The processes, largest peak first (to free). */
-static const struct heap_process **
-by_peak_order(const struct heap_model *h)
-{
-	const struct heap_process **order = xreallocarray(NULL, h->nprocs ? h->nprocs : 1,
-							  sizeof(*order));
-
-	if (h->nprocs)
-		memcpy(order, h->procs, h->nprocs * sizeof(*order));
-	qsort(order, h->nprocs, sizeof(*order), by_peak);
-	return order;
-}
-
 static void
 print_summary(FILE *out, const struct heap_model *h, const struct capture_end *end,
 	      const struct heap_process **order)
@@ -261,7 +237,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	    const struct capture_end *end, const struct timeline *t,
 	    const struct sites *s, struct symbolizer *z, size_t n)
 {
-	const struct heap_process **order = by_peak_order(h);
+	const struct heap_process **order = processes_by_peak(h);
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>memsup: ", out);

@@ -64,6 +64,18 @@ by_peak_descending(const void *a, const void *b)
 	return pa->pid < pb->pid ? -1 : pa->pid > pb->pid;
 }
 
+const struct heap_process **
+processes_by_peak(const struct heap_model *h)
+{
+	const struct heap_process **order = xreallocarray(NULL, h->nprocs ? h->nprocs : 1,
+							  sizeof(*order));
+
+	if (h->nprocs)
+		memcpy(order, h->procs, h->nprocs * sizeof(*order));
+	qsort(order, h->nprocs, sizeof(*order), by_peak_descending);
+	return order;
+}
+
 static void
 print_process(FILE *out, const struct heap_process *p)
 {
@@ -84,7 +96,8 @@ print_process(FILE *out, const struct heap_process *p)
 void
 summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end)
 {
-	const struct heap_process **order = xreallocarray(NULL, h->nprocs, sizeof(*order));
+	const struct heap_process *const *order = (const struct heap_process *const *)h->procs;
+	const struct heap_process **by_peak = NULL;
 	size_t i, nshown = h->nprocs;
 
 	fprintf(out, "memsup summary: %zu process%s\n", h->nprocs,
@@ -92,9 +105,8 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	fprintf(out, "  whole tree\n");
 	print_stats(out, &h->tree);
 
-	memcpy(order, h->procs, h->nprocs * sizeof(*order));
 	if (h->nprocs > SUMMARY_MAX_PROCESSES) {
-		qsort(order, h->nprocs, sizeof(*order), by_peak_descending);
+		order = by_peak = processes_by_peak(h);
 		nshown = SUMMARY_MAX_PROCESSES;
 	}
 	for (i = 0; i < nshown; i++)
@@ -102,7 +114,7 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (nshown < h->nprocs)
 		fprintf(out, "  (%zu more processes with smaller peaks)\n",
 			h->nprocs - nshown);
-	free(order);
+	free(by_peak);
 
 	fprintf(out, "  lost records:   %" PRIu64 "\n", end->lost_records);
 	if (end->lost_calls)

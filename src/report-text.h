@@ -7,6 +7,7 @@
 
 struct capture_end;
 struct heap_model;
+struct heap_process;
 struct heap_stats;
 struct record;
 
@@ -15,6 +16,8 @@ const char *describe_wait_status(int status, char *buf, size_t size);
 
 void summary_print(FILE *out, const struct heap_model *h,
 		   const struct capture_end *end);
+/* The processes, largest peak first, then by pid: an array to free. */
+const struct heap_process **processes_by_peak(const struct heap_model *h);
 /* How many allocations fell in each size class, the empty ones left out. */
 void sizes_print(FILE *out, const struct heap_stats *st);
 /* One line per record: time, pid, tid, what happened. */
