@@ -170,17 +170,10 @@ static void
 print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	   enum site_metric m)
 {
-	static const char *const titles[] = {
-		[METRIC_PEAK] = "bytes live at the peak",
-		[METRIC_LEAKED] = "leaked bytes",
-		[METRIC_ALLOCATED] = "bytes allocated",
-		[METRIC_COUNT] = "allocations",
-		[METRIC_TEMPORARY] = "temporary allocations",
-	};
 	size_t i, shown = 0;
 
 	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
-	fprintf(out, "chains by change in %s:\n", titles[m]);
+	fprintf(out, "chains by change in %s:\n", site_metric_title(m));
 	for (i = 0; i < c->n && shown < top; i++) {
 		const struct chain *ch = &c->v[i];
 		const struct site_figures *a = &ch->side[0], *b = &ch->side[1];

@@ -186,12 +186,12 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 
 static void
 print_ranking(FILE *out, const struct heap_model *h, const struct sites *s,
-	      struct symbolizer *z, size_t n, enum site_metric m, const char *title)
+	      struct symbolizer *z, size_t n, enum site_metric m)
 {
 	size_t i, count;
 	uint32_t *order = sites_ranked(h, m, &count);
 
-	fprintf(out, "<h3>By %s</h3>\n", title);
+	fprintf(out, "<h3>By %s</h3>\n", site_metric_title(m));
 	if (!count) {
 		fputs("<p>None.</p>\n", out);
 		free(order);
@@ -238,6 +238,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	    const struct sites *s, struct symbolizer *z, size_t n)
 {
 	const struct heap_process **order = processes_by_peak(h);
+	size_t i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>memsup: ", out);
@@ -251,10 +252,8 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	fputs("<h2>Flame graph</h2>\n", out);
 	flamegraph_svg(out, h, s, z, METRIC_PEAK, command);
 	fputs("<h2>Top sites</h2>\n", out);
-	print_ranking(out, h, s, z, n, METRIC_PEAK, "bytes live at the peak");
-	print_ranking(out, h, s, z, n, METRIC_LEAKED, "leaked bytes");
-	print_ranking(out, h, s, z, n, METRIC_COUNT, "allocations");
-	print_ranking(out, h, s, z, n, METRIC_TEMPORARY, "temporary allocations");
+	for (i = 0; i < SITE_RANKINGS; i++)
+		print_ranking(out, h, s, z, n, site_rankings[i]);
 	fputs("</body>\n</html>\n", out);
 	free(order);
 }

@@ -18,6 +18,24 @@ static const char *const metric_names[] = {
 	[METRIC_TEMPORARY] = "temporary",
 };
 
+static const char *const metric_titles[] = {
+	[METRIC_PEAK] = "bytes live at the peak",
+	[METRIC_LEAKED] = "leaked bytes",
+	[METRIC_ALLOCATED] = "bytes allocated",
+	[METRIC_COUNT] = "allocations",
+	[METRIC_TEMPORARY] = "temporary allocations",
+};
+
+const enum site_metric site_rankings[SITE_RANKINGS] = {
+	METRIC_PEAK, METRIC_LEAKED, METRIC_COUNT, METRIC_TEMPORARY,
+};
+
+const char *
+site_metric_title(enum site_metric m)
+{
+	return metric_titles[m];
+}
+
 bool
 site_metric_parse(const char *name, enum site_metric *m)
 {
@@ -153,12 +171,12 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 
 static void
 print_top(FILE *out, const struct heap_model *h, const struct sites *s,
-	  struct symbolizer *z, size_t n, const char *title, enum site_metric m)
+	  struct symbolizer *z, size_t n, enum site_metric m)
 {
 	size_t i, count;
 	uint32_t *order = sites_ranked(h, m, &count);
 
-	fprintf(out, "top sites by %s:\n", title);
+	fprintf(out, "top sites by %s:\n", site_metric_title(m));
 	if (!count)
 		fprintf(out, "  none\n");
 	for (i = 0; i < count && i < n; i++) {
@@ -178,8 +196,8 @@ void
 sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
 	    struct symbolizer *z, size_t n)
 {
-	print_top(out, h, s, z, n, "bytes live at the peak", METRIC_PEAK);
-	print_top(out, h, s, z, n, "leaked bytes", METRIC_LEAKED);
-	print_top(out, h, s, z, n, "allocations", METRIC_COUNT);
-	print_top(out, h, s, z, n, "temporary allocations", METRIC_TEMPORARY);
+	size_t i;
+
+	for (i = 0; i < SITE_RANKINGS; i++)
+		print_top(out, h, s, z, n, site_rankings[i]);
 }

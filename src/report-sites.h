@@ -33,6 +33,12 @@ struct site_figures {
 	uint64_t temporary;
 };
 
+/* The rankings the reports list, in their order. */
+#define SITE_RANKINGS 4
+extern const enum site_metric site_rankings[SITE_RANKINGS];
+
+/* What a ranking by m is called: "bytes live at the peak", "leaked bytes"... */
+const char *site_metric_title(enum site_metric m);
 /* "peak", "leaked", "allocated", "count", "temporary"; false for others. */
 bool site_metric_parse(const char *name, enum site_metric *m);
 void site_figures_of(const struct heap_model *h, uint32_t site, struct site_figures *f);
