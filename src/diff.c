@@ -10,9 +10,9 @@
 #include "json.h"
 #include "replay.h"
 #include "report-folded.h"
+#include "report-options.h"
 #include "report-sites.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -273,46 +273,31 @@ diff_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED } format = FORMAT_TEXT;
+	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	const char *debug_dir = NULL;
 	struct replay p[2];
 	struct chains c = { NULL, 0 };
 	unsigned long top = 10;
 	size_t i, read = 0;
-	char *end;
 	int opt, ret = 0;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+n:f:m:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			errno = 0;
-			top = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				error_msg("diff: -n takes a number, not '%s'", optarg);
+			if (!report_top_parse("diff", optarg, &top))
 				return MS_EXIT_FAILURE;
-			}
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text")) {
-				format = FORMAT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				format = FORMAT_JSON;
-			} else if (!strcmp(optarg, "folded")) {
-				format = FORMAT_FOLDED;
-			} else {
-				error_msg("diff: --format takes text, json or folded, "
-					  "not '%s'", optarg);
+			if (!report_format_parse("diff", optarg, REPORT_FORMAT(REPORT_TEXT) |
+						 REPORT_FORMAT(REPORT_JSON) |
+						 REPORT_FORMAT(REPORT_FOLDED), &format))
 				return MS_EXIT_FAILURE;
-			}
 			break;
 		case 'm':
-			if (!site_metric_parse(optarg, &metric)) {
-				error_msg("diff: --metric takes peak, leaked, allocated, "
-					  "count or temporary, not '%s'", optarg);
+			if (!report_metric_parse("diff", optarg, &metric))
 				return MS_EXIT_FAILURE;
-			}
 			break;
 		case 'g':
 			debug_dir = optarg;
@@ -338,9 +323,9 @@ diff_main(int argc, char **argv)
 		add_sites(&c, &p[1], 1);
 		merge_chains(&c);
 		qsort_r(c.v, c.n, sizeof(*c.v), by_change, &metric);
-		if (format == FORMAT_JSON)
+		if (format == REPORT_JSON)
 			print_json(stdout, &c, p, top, metric);
-		else if (format == FORMAT_FOLDED)
+		else if (format == REPORT_FOLDED)
 			print_folded(stdout, &c, metric);
 		else
 			print_text(stdout, &c, p, top, metric);

@@ -7,12 +7,12 @@
 #include "report-folded.h"
 #include "report-html.h"
 #include "report-json.h"
+#include "report-options.h"
 #include "report-pprof.h"
 #include "report-sites.h"
 #include "report-text.h"
 #include "timeline.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -74,13 +74,11 @@ report_main(int argc, char **argv)
 	};
 	struct timeline timeline;
 	struct replay p;
-	enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG,
-	       FORMAT_HTML } format = FORMAT_TEXT;
+	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	bool events = false, metric_given = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
-	char *end;
 	int c, ret;
 
 	optind = 1;
@@ -90,41 +88,19 @@ report_main(int argc, char **argv)
 			events = true;
 			break;
 		case 'n':
-			errno = 0;
-			top = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				error_msg("report: -n takes a number, not '%s'", optarg);
+			if (!report_top_parse("report", optarg, &top))
 				return MS_EXIT_FAILURE;
-			}
 			break;
 		case 'g':
 			debug_dir = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text")) {
-				format = FORMAT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				format = FORMAT_JSON;
-			} else if (!strcmp(optarg, "folded")) {
-				format = FORMAT_FOLDED;
-			} else if (!strcmp(optarg, "pprof")) {
-				format = FORMAT_PPROF;
-			} else if (!strcmp(optarg, "svg")) {
-				format = FORMAT_SVG;
-			} else if (!strcmp(optarg, "html")) {
-				format = FORMAT_HTML;
-			} else {
-				error_msg("report: --format takes text, json, folded, "
-					  "pprof, svg or html, not '%s'", optarg);
+			if (!report_format_parse("report", optarg, ~0u, &format))
 				return MS_EXIT_FAILURE;
-			}
 			break;
 		case 'm':
-			if (!site_metric_parse(optarg, &metric)) {
-				error_msg("report: --metric takes peak, leaked, allocated, "
-					  "count or temporary, not '%s'", optarg);
+			if (!report_metric_parse("report", optarg, &metric))
 				return MS_EXIT_FAILURE;
-			}
 			metric_given = true;
 			break;
 		case 'h':
@@ -135,15 +111,15 @@ report_main(int argc, char **argv)
 			return MS_EXIT_FAILURE;
 		}
 	}
-	if (metric_given && format != FORMAT_FOLDED && format != FORMAT_SVG) {
+	if (metric_given && format != REPORT_FOLDED && format != REPORT_SVG) {
 		error_msg("report: --metric goes with --format=folded or svg");
 		return MS_EXIT_FAILURE;
 	}
-	if (events && format != FORMAT_TEXT) {
+	if (events && format != REPORT_TEXT) {
 		error_msg("report: --events lists records as text only");
 		return MS_EXIT_FAILURE;
 	}
-	if (format == FORMAT_PPROF && isatty(STDOUT_FILENO)) {
+	if (format == REPORT_PPROF && isatty(STDOUT_FILENO)) {
 		error_msg("report: --format=pprof writes a gzipped file: send it "
 			  "to a file, not to a terminal");
 		return MS_EXIT_FAILURE;
@@ -157,24 +133,24 @@ report_main(int argc, char **argv)
 	timeline_init(&timeline);
 	if (events)
 		ret = replay_read(&p, argv[optind], debug_dir, print_event, NULL);
-	else if (format == FORMAT_HTML)
+	else if (format == REPORT_HTML)
 		ret = replay_read(&p, argv[optind], debug_dir, note_time, &timeline);
 	else
 		ret = replay_read(&p, argv[optind], debug_dir, NULL, NULL);
 	if (ret || events) {
 		/* The records went out as they were read. */
-	} else if (format == FORMAT_JSON) {
+	} else if (format == REPORT_JSON) {
 		report_json(stdout, replay_command(&p), &p.heap, replay_totals(&p),
 			    &p.sites, &p.symbolizer, top);
-	} else if (format == FORMAT_FOLDED) {
+	} else if (format == REPORT_FOLDED) {
 		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
-	} else if (format == FORMAT_HTML) {
+	} else if (format == REPORT_HTML) {
 		report_html(stdout, replay_command(&p), &p.heap, replay_totals(&p), &timeline,
 			    &p.sites, &p.symbolizer, top);
-	} else if (format == FORMAT_SVG) {
+	} else if (format == REPORT_SVG) {
 		flamegraph_svg(stdout, &p.heap, &p.sites, &p.symbolizer, metric,
 			       replay_command(&p));
-	} else if (format == FORMAT_PPROF) {
+	} else if (format == REPORT_PPROF) {
 		if (report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer)) {
 			perror_msg("cannot write the report");
 			ret = MS_EXIT_FAILURE;

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "report-options.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const format_names[] = {
+	[REPORT_TEXT] = "text",
+	[REPORT_JSON] = "json",
+	[REPORT_FOLDED] = "folded",
+	[REPORT_PPROF] = "pprof",
+	[REPORT_SVG] = "svg",
+	[REPORT_HTML] = "html",
+};
+
+#define NFORMATS (sizeof(format_names) / sizeof(format_names[0]))
+
+bool
+report_format_parse(const char *command, const char *arg, unsigned int allowed,
+		    enum report_format *f)
+{
+	char list[128] = "";
+	size_t i, left = 0;
+
+	for (i = 0; i < NFORMATS; i++) {
+		if (!(allowed & REPORT_FORMAT(i)))
+			continue;
+		if (!strcmp(arg, format_names[i])) {
+			*f = (enum report_format)i;
+			return true;
+		}
+		left++;
+	}
+	/* "a, b or c" */
+	for (i = 0; i < NFORMATS; i++) {
+		if (!(allowed & REPORT_FORMAT(i)))
+			continue;
+		if (list[0])
+			strcat(list, left == 1 ? " or " : ", ");
+		strcat(list, format_names[i]);
+		left--;
+	}
+	error_msg("%s: --format takes %s, not '%s'", command, list, arg);
+	return false;
+}
+
+bool
+report_metric_parse(const char *command, const char *arg, enum site_metric *m)
+{
+	if (site_metric_parse(arg, m))
+		return true;
+	error_msg("%s: --metric takes peak, leaked, allocated, count or temporary, "
+		  "not '%s'", command, arg);
+	return false;
+}
+
+bool
+report_top_parse(const char *command, const char *arg, unsigned long *top)
+{
+	char *end;
+
+	errno = 0;
+	*top = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-') {
+		error_msg("%s: -n takes a number, not '%s'", command, arg);
+		return false;
+	}
+	return true;
+}

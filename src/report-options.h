@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The options memsup report and memsup diff share: format, metric, top N. */
+#ifndef MEMSUP_REPORT_OPTIONS_H
+#define MEMSUP_REPORT_OPTIONS_H
+
+#include <stdbool.h>
+#include "report-sites.h"
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_JSON,
+	REPORT_FOLDED,
+	REPORT_PPROF,
+	REPORT_SVG,
+	REPORT_HTML,
+};
+#define REPORT_FORMAT(f) (1u << (f))	/* in a set of formats */
+
+/*
+ * Each parses an option's argument for command ("report", "diff"), or
+ * says what the option takes and returns false.  --format takes the
+ * formats in the set allowed.
+ */
+bool report_format_parse(const char *command, const char *arg, unsigned int allowed,
+			 enum report_format *f);
+bool report_metric_parse(const char *command, const char *arg, enum site_metric *m);
+bool report_top_parse(const char *command, const char *arg, unsigned long *top);
+
+#endif
