@@ -16,6 +16,9 @@
  */
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+/* A spec per distinct argument location, per process with regions. */
+#define BPF_USDT_MAX_SPEC_CNT 1024
+#include <bpf/usdt.bpf.h>
 #include "memsup.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -409,4 +412,42 @@ SEC("uretprobe")
 int BPF_KRETPROBE(alloc_exit)
 {
 	return call_returned(ctx);
+}
+
+extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
+				  __u64 flags) __ksym __weak;
+
+/*
+ * A region mark of memsup/region.h: a USDT probe whose cookie is its enum
+ * ms_region_mark and whose argument is the region's name.  A literal name
+ * lies in a page the program may not have touched yet: where the kernel
+ * has bpf_copy_from_user_str (Linux 6.12), the program is made sleepable
+ * and faults it in.  The record is built on the stack, so that no ring
+ * record is held reserved while the program sleeps.
+ */
+SEC("usdt")
+int BPF_USDT(region_mark, const char *name)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct ms_region_event rec;
+	long n;
+
+	__builtin_memset(&rec, 0, sizeof(rec));
+	if (bpf_copy_from_user_str)
+		n = bpf_copy_from_user_str(rec.name, sizeof(rec.name), name, 0);
+	else
+		n = bpf_probe_read_user_str(rec.name, sizeof(rec.name), name);
+	if (n <= 0) {
+		rec.name[0] = '\0';
+		n = 1;
+	}
+	fill_event(&rec.event, pid_tgid, (__u32)bpf_usdt_cookie(ctx), (__u64)name,
+		   (__u64)(n - 1), 0);
+	rec.event.flags = MS_EVENT_REGION;
+	if (bpf_ringbuf_output(&events, &rec, sizeof(rec), wakeup_flags())) {
+		__sync_fetch_and_add(&lost_records, 1);
+		return 0;
+	}
+	check_pressure(pid_tgid >> 32);
+	return 0;
 }

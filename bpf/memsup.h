@@ -85,6 +85,8 @@ struct ms_event {
 #define MS_EVENT_STACK_DROPPED	0x1
 /* The record is a struct ms_stack_copy, to be unwound from DWARF. */
 #define MS_EVENT_STACK_COPY	0x2
+/* The record is a struct ms_region_event, not an allocator call. */
+#define MS_EVENT_REGION		0x4
 
 /* How allocations' stacks are taken: the BPF programs' stack_mode. */
 enum ms_stack_mode {
@@ -146,6 +148,28 @@ struct ms_stack_copy {
 	struct ms_user_regs regs;
 	__u64 base;
 	__u8 bytes[];
+};
+
+/*
+ * The USDT probes of memsup/region.h, which mark where a named region of
+ * the workload begins and ends.  Never reorder: written to capture files.
+ */
+enum ms_region_mark {
+	MS_REGION_BEGIN = 1,
+	MS_REGION_END = 2,
+};
+
+/* A region's name is cut to this many bytes, its NUL included. */
+#define MS_REGION_NAME_MAX 256
+
+/*
+ * A region mark's record: the event (flags MS_EVENT_REGION, call the
+ * enum ms_region_mark, size the name's length) and the name, read from
+ * the probe's argument and NUL-terminated; empty when it was unreadable.
+ */
+struct ms_region_event {
+	struct ms_event event;
+	char name[MS_REGION_NAME_MAX];
 };
 
 #endif /* MEMSUP_BPF_SHARED_H */

@@ -33,6 +33,17 @@ AC_DEFUN([MS_PROG_BPF_CLANG], [
 		[AC_MSG_ERROR([$BPF_CLANG cannot compile for the BPF target (Debian: clang, llvm)])])
 ])
 
+# MS_BPF_SYS_INCLUDES: clang -target bpf searches no multiarch directory,
+# and libbpf's usdt.bpf.h reaches <asm/errno.h> through <linux/errno.h>.
+AC_DEFUN([MS_BPF_SYS_INCLUDES], [
+	AC_REQUIRE([AC_PROG_CC])
+	ms_multiarch=`$CC -print-multiarch 2>/dev/null`
+	BPF_SYS_CFLAGS=
+	AS_IF([test -n "$ms_multiarch" && test -d "/usr/include/$ms_multiarch"],
+		[BPF_SYS_CFLAGS="-idirafter /usr/include/$ms_multiarch"])
+	AC_SUBST([BPF_SYS_CFLAGS])
+])
+
 # MS_PROG_BPFTOOL: Debian installs bpftool in /usr/sbin, which is often not
 # in a user's PATH.
 AC_DEFUN([MS_PROG_BPFTOOL], [

@@ -1,5 +1,6 @@
 # Test fixtures that need more than a C compiler: the C++ program built
-# against each allocator and statically, and the Rust program.  None is
+# against each allocator and statically, the Rust program, and the region
+# fixture (sys/sdt.h).  None is
 # required to build memsup; tests/allocators.test skips a missing build,
 # and fails on it when MEMSUP_REQUIRE_BPF=1 (CI).
 
@@ -33,4 +34,7 @@ AC_DEFUN([MS_FIXTURES], [
 		[-static], [-ljemalloc -lpthread])
 	AC_CHECK_PROGS([RUSTC], [rustc])
 	AM_CONDITIONAL([HAVE_RUSTC], [test -n "$RUSTC"])
+	dnl The region fixture's marks, and what memsup/region.h includes.
+	AC_CHECK_HEADER([sys/sdt.h], [ms_sdt=yes], [ms_sdt=no])
+	AM_CONDITIONAL([HAVE_SDT], [test "$ms_sdt" = yes])
 ])

@@ -4,7 +4,7 @@
 #define MEMSUP_CAPTURE_LAYOUT_H
 
 #define CAPTURE_MAGIC "MEMSUPc\n"
-#define CAPTURE_VERSION 2	/* reads 1, which had no stacks */
+#define CAPTURE_VERSION 3	/* reads 1 (no stacks) and 2 (no regions) */
 
 /* Record types of the file only; REC_* (record.h) are written as they are. */
 enum {
@@ -29,6 +29,7 @@ enum {
 	CAPTURE_FORK_LEN = 20,		/* + u32 child */
 	CAPTURE_EXEC_MIN = 16,		/* + the path, not NUL-terminated */
 	CAPTURE_EXIT_LEN = 20,		/* + i32 wait status */
+	CAPTURE_REGION_MIN = 17,	/* + u8 mark, then the name */
 	CAPTURE_META_FIXED = 8,		/* u64 realtime ns, then argv\0... */
 	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;

@@ -23,7 +23,8 @@ struct capture_reader {
 	bool ended;
 	struct capture_end end;
 	char command[CAPTURE_MAX_PAYLOAD + 1];
-	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING */
+	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING,
+						 * or the last REGION's name */
 	uint64_t frames[MS_STACK_MAX];		/* of the last STACK */
 	unsigned char payload[CAPTURE_MAX_PAYLOAD];
 	char error[256];
@@ -138,9 +139,10 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		[REC_ATTACH] = CAPTURE_EXEC_MIN,
 		[REC_STACK] = CAPTURE_STACK_MIN,
 		[REC_MAPPING] = CAPTURE_MAPPING_MIN,
+		[REC_REGION] = CAPTURE_REGION_MIN,
 	};
 	bool variable = type == REC_EXEC || type == REC_ATTACH ||
-			type == REC_STACK || type == REC_MAPPING;
+			type == REC_STACK || type == REC_MAPPING || type == REC_REGION;
 	bool fits = variable ? len >= need[type] : len == need[type];
 
 	/* A CALL carries a stack id, or not. */
@@ -200,6 +202,15 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		break;
 	case REC_EXIT:
 		r->exit.wait_status = (int32_t)get_le32(p + 16);
+		break;
+	case REC_REGION:
+		r->region.mark = p[16];
+		if (r->region.mark != MS_REGION_BEGIN && r->region.mark != MS_REGION_END)
+			return fail(rd, "damaged: record %llu has unknown region mark %u",
+				    (unsigned long long)rd->records + 1, r->region.mark);
+		memcpy(rd->path, p + CAPTURE_REGION_MIN, len - CAPTURE_REGION_MIN);
+		rd->path[len - CAPTURE_REGION_MIN] = '\0';
+		r->region.name = rd->path;
 		break;
 	}
 	rd->records++;
@@ -292,6 +303,7 @@ capture_next(struct capture_reader *rd, struct record *r)
 		case REC_ATTACH:
 		case REC_STACK:
 		case REC_MAPPING:
+		case REC_REGION:
 			return decode(rd, type, len, r);
 		case CAPTURE_REC_META:
 			if (len < CAPTURE_META_FIXED)

@@ -179,6 +179,17 @@ capture_write(struct capture_writer *w, const struct record *r)
 		put_le32(buf + 16, (uint32_t)r->exit.wait_status);
 		len = CAPTURE_EXIT_LEN;
 		break;
+	case REC_REGION: {
+		size_t n = strlen(r->region.name);
+
+		buf[16] = (unsigned char)r->region.mark;
+		len = CAPTURE_REGION_MIN;
+		if (n > sizeof(buf) - len)
+			n = sizeof(buf) - len;
+		memcpy(buf + len, r->region.name, n);
+		len += n;
+		break;
+	}
 	}
 	write_record(w, (uint16_t)r->type, buf, len);
 	w->records++;

@@ -70,6 +70,23 @@ copied_stack_id(struct consumer *c, const struct ms_stack_copy *copy, size_t siz
 }
 
 static void
+send_region(struct consumer *c, const struct ms_region_event *re)
+{
+	char name[MS_REGION_NAME_MAX];
+	struct record r = {
+		.type = REC_REGION,
+		.pid = re->event.pid,
+		.tid = re->event.tid,
+		.region = { .mark = re->event.call, .name = name },
+	};
+
+	memcpy(name, re->name, re->event.size);
+	name[re->event.size] = '\0';
+	r.time_ns = re->event.time_ns > c->start_ns ? re->event.time_ns - c->start_ns : 0;
+	c->sink(c->sink_ctx, &r);
+}
+
+static void
 send_record(struct consumer *c, const void *data, size_t size)
 {
 	const struct ms_event *e = data;
@@ -85,6 +102,10 @@ send_record(struct consumer *c, const void *data, size_t size)
 		},
 	};
 
+	if (e->flags & MS_EVENT_REGION) {
+		send_region(c, data);
+		return;
+	}
 	if (e->flags & MS_EVENT_STACK_COPY)
 		r.call.stack_id = copied_stack_id(c, data, size);
 	else
@@ -93,7 +114,10 @@ send_record(struct consumer *c, const void *data, size_t size)
 	c->sink(c->sink_ctx, &r);
 }
 
-/* An event, with frames or with a stack copy (only when there is an unwinder). */
+/*
+ * An event, with frames or with a stack copy (only when there is an
+ * unwinder), or a region mark.
+ */
 static bool
 record_valid(const struct consumer *c, const void *data, size_t size)
 {
@@ -101,6 +125,9 @@ record_valid(const struct consumer *c, const void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return false;
+	if (e->flags & MS_EVENT_REGION)
+		return size == sizeof(struct ms_region_event) && e->size < MS_REGION_NAME_MAX &&
+		       (e->call == MS_REGION_BEGIN || e->call == MS_REGION_END);
 	if (e->flags & MS_EVENT_STACK_COPY) {
 		const struct ms_stack_copy *copy = data;
 
@@ -145,8 +172,8 @@ on_wakeup(void *ctx, void *data, size_t size)
  * or a perf link per probe.
  */
 static int
-load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
-     const char **what)
+load_once(struct consumer *c, bool session_links, bool sleepable_regions,
+	  const struct consumer_config *cfg, const char **what)
 {
 	struct memsup_bpf *skel;
 	int err;
@@ -171,6 +198,8 @@ load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
 	if (!err && session_links)
 		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
 				probes_session_attach_type());
+	if (!err && sleepable_regions)
+		err = bpf_program__set_flags(skel->progs.region_mark, BPF_F_SLEEPABLE);
 	if (!err) {
 		bpf_program__set_autoload(skel->progs.alloc_session, session_links);
 		bpf_program__set_autoload(skel->progs.alloc_enter, !session_links);
@@ -196,6 +225,23 @@ static int
 quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
+}
+
+/*
+ * The region mark is sleepable where uprobes can be (Linux 5.19), so
+ * that it can fault in a region's name.
+ */
+static int
+load(struct consumer *c, bool session_links, const struct consumer_config *cfg,
+     const char **what)
+{
+	libbpf_print_fn_t print = libbpf_set_print(quiet_libbpf);
+	int err = load_once(c, session_links, true, cfg, what);
+
+	libbpf_set_print(print);
+	if (err)
+		err = load_once(c, session_links, false, cfg, what);
+	return err;
 }
 
 int

@@ -166,6 +166,41 @@ print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
 	}
 }
 
+/*
+ * Calls fn for each region name of A or B, A's first in their order, with
+ * the region of each side (all zeros where that side has none).
+ */
+static void
+foreach_region(const struct replay *p,
+	       void (*fn)(void *ctx, const char *name, const struct region_stats *a,
+			  const struct region_stats *b), void *ctx)
+{
+	static const struct region_stats none;
+	const struct region_table *ta = &p[0].heap.regions, *tb = &p[1].heap.regions;
+	const struct region_stats *other;
+	size_t i;
+
+	for (i = 0; i < ta->nregions; i++) {
+		other = region_find(tb, ta->regions[i].name);
+		fn(ctx, ta->regions[i].name, &ta->regions[i], other ? other : &none);
+	}
+	for (i = 0; i < tb->nregions; i++)
+		if (!region_find(ta, tb->regions[i].name))
+			fn(ctx, tb->regions[i].name, &none, &tb->regions[i]);
+}
+
+static void
+region_text(void *out, const char *name, const struct region_stats *a,
+	    const struct region_stats *b)
+{
+	fprintf(out, "  %s:", name);
+	print_delta(out, " entries", a->entries, b->entries);
+	print_delta(out, "; allocations", a->allocs, b->allocs);
+	print_delta(out, "; allocated", a->bytes_allocated, b->bytes_allocated);
+	print_delta(out, "; peak", a->peak_bytes, b->peak_bytes);
+	fputc('\n', out);
+}
+
 static void
 print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	   enum site_metric m)
@@ -173,6 +208,10 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	size_t i, shown = 0;
 
 	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
+	if (p[0].heap.regions.nregions || p[1].heap.regions.nregions) {
+		fprintf(out, "regions:\n");
+		foreach_region(p, region_text, out);
+	}
 	fprintf(out, "chains by change in %s:\n", site_metric_title(m));
 	for (i = 0; i < c->n && shown < top; i++) {
 		const struct chain *ch = &c->v[i];
@@ -226,15 +265,49 @@ json_tree(FILE *out, const struct replay *p)
 }
 
 static void
+json_region_stats(FILE *out, const struct region_stats *r)
+{
+	fprintf(out, "{\"entries\": %" PRIu64 ", \"allocations\": %" PRIu64
+		", \"bytes_allocated\": %" PRIu64 ", \"peak_bytes\": %" PRIu64 "}",
+		r->entries, r->allocs, r->bytes_allocated, r->peak_bytes);
+}
+
+struct json_regions {
+	FILE *out;
+	const char *sep;
+};
+
+static void
+region_json(void *ctx, const char *name, const struct region_stats *a,
+	    const struct region_stats *b)
+{
+	struct json_regions *j = ctx;
+
+	fputs(j->sep, j->out);
+	fputs("{\"name\": ", j->out);
+	json_string(j->out, name);
+	fputs(", \"a\": ", j->out);
+	json_region_stats(j->out, a);
+	fputs(", \"b\": ", j->out);
+	json_region_stats(j->out, b);
+	fputc('}', j->out);
+	j->sep = ",\n  ";
+}
+
+static void
 print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	   enum site_metric m)
 {
+	struct json_regions regions = { out, "\n  " };
 	size_t i;
 
 	fputs("{\"memsup_diff\": 1,\n\"a\": ", out);
 	json_tree(out, &p[0]);
 	fputs(",\n\"b\": ", out);
 	json_tree(out, &p[1]);
+	fputs(",\n\"regions\": [", out);
+	foreach_region(p, region_json, &regions);
+	fputs(p[0].heap.regions.nregions || p[1].heap.regions.nregions ? "\n]" : "]", out);
 	fputs(",\n\"chains\": [", out);
 	for (i = 0; i < c->n && i < top && change(&c->v[i], m); i++) {
 		fputs(i ? ",\n  {\"chain\": " : "\n  {\"chain\": ", out);

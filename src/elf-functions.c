@@ -2,6 +2,7 @@
 #include "config.h"
 #include "elf-functions.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -52,8 +53,13 @@ elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t 
 	}
 }
 
-size_t
-elf_build_id(Elf *elf, uint8_t *out, size_t max)
+/*
+ * Calls fn for each note of the file's note sections until it returns
+ * true; returns whether one did.  name and desc lie within the section.
+ */
+static bool
+foreach_note(Elf *elf, bool (*fn)(void *ctx, const GElf_Nhdr *nhdr, const char *name,
+				  const char *desc), void *ctx)
 {
 	Elf_Scn *scn = NULL;
 
@@ -66,15 +72,61 @@ elf_build_id(Elf *elf, uint8_t *out, size_t max)
 		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
 		    !(data = elf_getdata(scn, NULL)))
 			continue;
-		while ((offset = gelf_getnote(data, offset, &nhdr, &name_at, &desc_at))) {
-			size_t n = nhdr.n_descsz < max ? nhdr.n_descsz : max;
-
-			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name_at, "GNU", 4))
-				continue;
-			memcpy(out, (const char *)data->d_buf + desc_at, n);
-			return n;
-		}
+		while ((offset = gelf_getnote(data, offset, &nhdr, &name_at, &desc_at)))
+			if (fn(ctx, &nhdr, (const char *)data->d_buf + name_at,
+			       (const char *)data->d_buf + desc_at))
+				return true;
 	}
-	return 0;
+	return false;
+}
+
+struct build_id {
+	uint8_t *out;
+	size_t max, len;
+};
+
+static bool
+is_build_id(void *ctx, const GElf_Nhdr *nhdr, const char *name, const char *desc)
+{
+	struct build_id *b = ctx;
+
+	if (nhdr->n_type != NT_GNU_BUILD_ID || nhdr->n_namesz != 4 || memcmp(name, "GNU", 4))
+		return false;
+	b->len = nhdr->n_descsz < b->max ? nhdr->n_descsz : b->max;
+	memcpy(b->out, desc, b->len);
+	return true;
+}
+
+size_t
+elf_build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	struct build_id b = { out, max, 0 };
+
+	foreach_note(elf, is_build_id, &b);
+	return b.len;
+}
+
+/*
+ * A SystemTap SDT note (sys/sdt.h): type 3, owner "stapsdt", and three
+ * addresses (the probe, .stapsdt.base, the semaphore) before the
+ * provider's name.
+ */
+enum { SDT_NOTE_TYPE = 3, SDT_NOTE_ADDRESSES = 3 * 8 };
+
+static bool
+is_provider_probe(void *ctx, const GElf_Nhdr *nhdr, const char *name, const char *desc)
+{
+	const char *provider = ctx;
+	size_t n = strlen(provider) + 1;
+
+	return nhdr->n_type == SDT_NOTE_TYPE && nhdr->n_namesz == sizeof("stapsdt") &&
+	       !memcmp(name, "stapsdt", sizeof("stapsdt")) &&
+	       nhdr->n_descsz >= SDT_NOTE_ADDRESSES + n &&
+	       !memcmp(desc + SDT_NOTE_ADDRESSES, provider, n);
+}
+
+bool
+elf_has_usdt_provider(Elf *elf, const char *provider)
+{
+	return foreach_note(elf, is_provider_probe, (void *)provider);
 }

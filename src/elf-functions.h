@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The function symbols of an ELF file, read with libelf. */
+/* The function symbols and notes of an ELF file, read with libelf. */
 #ifndef MEMSUP_ELF_FUNCTIONS_H
 #define MEMSUP_ELF_FUNCTIONS_H
 
 #include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,5 +22,8 @@ void elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name,
 
 /* The GNU build-id note's bytes, at most max of them; 0 when there is none. */
 size_t elf_build_id(Elf *elf, uint8_t *out, size_t max);
+
+/* Whether the file has a USDT probe (sys/sdt.h) of provider. */
+bool elf_has_usdt_provider(Elf *elf, const char *provider);
 
 #endif

@@ -84,6 +84,7 @@ heap_init(struct heap_model *h)
 	h->nsites = 0;
 	h->peak_version = 0;
 	u64map_init(&h->last_alloc);
+	h->regions = (struct region_table){ 0 };
 }
 
 void
@@ -93,6 +94,7 @@ heap_free(struct heap_model *h)
 
 	for (i = 0; i < h->nprocs; i++) {
 		u64map_free(&h->procs[i]->live);
+		free(h->procs[i]->regions.open);
 		free(h->procs[i]->image);
 		free(h->procs[i]);
 	}
@@ -100,6 +102,7 @@ heap_free(struct heap_model *h)
 	free(h->sites);
 	u64map_free(&h->running);
 	u64map_free(&h->last_alloc);
+	region_table_free(&h->regions);
 }
 
 unsigned int
@@ -193,6 +196,8 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 	note_peak(&h->tree, time_ns);
 	if (h->tree.peak_bytes > peak)
 		h->peak_version++;
+	if (p->regions.nopen)
+		regions_allocated(&h->regions, &p->regions, size, p->stats.live_bytes);
 }
 
 /* Returns the block's value, 0 for an address not live. */
@@ -314,6 +319,7 @@ apply_fork(struct heap_model *h, const struct record *r)
 		child->image = xstrdup(parent->image);
 	u64map_foreach(&parent->live, s)
 		u64map_put(&child->live, s->key, s->value | HEAP_INHERITED);
+	regions_inherit(&child->regions, &parent->regions);
 }
 
 static void
@@ -323,6 +329,7 @@ apply_exec(struct heap_model *h, const struct record *r)
 
 	/* The old image's heap is gone with its address space. */
 	release_blocks(h, p, false);
+	regions_close(&h->regions, &p->regions);
 	p->untraced = false;
 	free(p->image);
 	p->image = xstrdup(r->exec.path);
@@ -340,7 +347,19 @@ apply_exit(struct heap_model *h, const struct record *r)
 	p->exited = true;
 	p->wait_status = r->exit.wait_status;
 	release_blocks(h, p, true);
+	regions_close(&h->regions, &p->regions);
 	u64map_remove(&h->running, p->pid, NULL);
+}
+
+static void
+apply_region(struct heap_model *h, const struct record *r)
+{
+	struct heap_process *p = process_of(h, r->pid, true);
+
+	if (r->region.mark == MS_REGION_BEGIN)
+		regions_begin(&h->regions, &p->regions, r->region.name, p->stats.live_bytes);
+	else
+		regions_end(&h->regions, &p->regions, r->region.name);
 }
 
 void
@@ -359,6 +378,9 @@ heap_apply(struct heap_model *h, const struct record *r)
 		break;
 	case REC_EXIT:
 		apply_exit(h, r);
+		break;
+	case REC_REGION:
+		apply_region(h, r);
 		break;
 	case REC_STACK:		/* where calls come from, for the reports */
 	case REC_MAPPING:

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "regions.h"
 #include "u64map.h"
 
 struct record;
@@ -52,6 +53,7 @@ struct heap_process {
 	 * copied from the parent at fork (heap.c packs them) */
 	struct u64map live;
 	struct heap_stats stats;
+	struct open_regions regions;
 };
 
 /* What the blocks of one allocation site (record.call.site) did. */
@@ -76,6 +78,7 @@ struct heap_model {
 	uint64_t peak_version;		/* how many times the tree peaked */
 	/* tid -> its last block, until it allocates again or frees it */
 	struct u64map last_alloc;
+	struct region_table regions;
 };
 
 void heap_init(struct heap_model *h);

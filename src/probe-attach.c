@@ -118,11 +118,52 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 }
 
 static int
+attach_region_mark(struct target_links *tl, const struct memsup_bpf *skel, pid_t pid,
+		   const char *path, const char *probe, enum ms_region_mark mark)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = mark);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_usdt(skel->progs.region_mark, pid, path,
+					REGION_PROVIDER, probe, &opts);
+	if (!link)
+		return -errno;
+	tl->links[tl->nlinks++] = link;
+	return 0;
+}
+
+/* libbpf reads the probes' notes and arguments: a link for each mark. */
+static int
+attach_regions(struct target_links *tl, const struct memsup_bpf *skel, pid_t pid,
+	       const char *path)
+{
+	int err;
+
+	tl->links = xreallocarray(tl->links, tl->nlinks + 2, sizeof(*tl->links));
+	err = attach_region_mark(tl, skel, pid, path, "region_begin", MS_REGION_BEGIN);
+	if (!err)
+		err = attach_region_mark(tl, skel, pid, path, "region_end", MS_REGION_END);
+	return err;
+}
+
+static int
+attach_calls(struct target_links *tl, const struct memsup_bpf *skel,
+	     bool session_links, pid_t pid, const char *path)
+{
+	if (!tl->target->ncalls)
+		return 0;
+	if (session_links)
+		return attach_session(tl, skel, pid, path);
+	return attach_perf_links(tl, skel, pid, path);
+}
+
+static int
 attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	      bool session_links, pid_t pid, const struct image_targets *it)
 {
 	char exe[64];
 	const char *path = tl->target->path;
+	int err;
 
 	/* The executable's path may name another file by now. */
 	if (tl->target == it->exe) {
@@ -132,9 +173,10 @@ attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	tl->fd = -1;
 	tl->links = NULL;
 	tl->nlinks = 0;
-	if (session_links)
-		return attach_session(tl, skel, pid, path);
-	return attach_perf_links(tl, skel, pid, path);
+	err = attach_calls(tl, skel, session_links, pid, path);
+	if (!err && tl->target->regions)
+		err = attach_regions(tl, skel, pid, path);
+	return err;
 }
 
 /* Synchronous: once this returns, no probe of tl fires. */

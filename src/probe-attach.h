@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Probe attach: memsup's BPF programs on the allocator functions of the
- * files a process maps, for that process only.
+ * Probe attach: memsup's BPF programs on the allocator functions and the
+ * region marks of the files a process maps, for that process only.
  */
 #ifndef MEMSUP_PROBE_ATTACH_H
 #define MEMSUP_PROBE_ATTACH_H
@@ -18,7 +18,8 @@ struct bpf_link;
 struct target_links {
 	const struct probe_target *target;
 	int fd;				/* the uprobe session link, or -1 */
-	struct bpf_link **links;	/* else a perf link per probe */
+	struct bpf_link **links;	/* else a perf link per probe; then
+					 * the region marks' links */
 	size_t nlinks;
 };
 

@@ -27,6 +27,7 @@ struct found_function {
 
 struct elf_scan {
 	bool dynamic;			/* has PT_INTERP */
+	bool regions;
 	struct found_function *found;
 	size_t nfound;
 	GElf_Phdr *loads;
@@ -94,8 +95,10 @@ scan_elf(int fd, struct elf_scan *scan)
 	if (!elf)
 		return -ENOEXEC;
 	err = scan_segments(elf, scan);
-	if (!err)
+	if (!err) {
 		elf_foreach_function(elf, on_function, scan);
+		scan->regions = elf_has_usdt_provider(elf, REGION_PROVIDER);
+	}
 	elf_end(elf);
 	return err;
 }
@@ -152,6 +155,7 @@ probe_target_read(int fd, struct probe_target *t)
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
 		t->dynamic = scan.dynamic;
+		t->regions = scan.regions;
 		t->ncalls = 0;
 		fill_target(t, &scan, (uint64_t)st.st_size);
 	}
@@ -261,7 +265,7 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 		ms->err = err;
 		return 1;
 	}
-	if (t->ncalls && !listed(out, t)) {
+	if ((t->ncalls || t->regions) && !listed(out, t)) {
 		out->targets = xreallocarray(out->targets, out->ntargets + 1,
 					     sizeof(*out->targets));
 		out->targets[out->ntargets++] = t;

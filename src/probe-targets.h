@@ -12,12 +12,16 @@
 #include <sys/types.h>
 #include "memsup.h"
 
-/* The allocator functions one ELF file defines, by file offset. */
+/*
+ * The allocator functions one ELF file defines, by file offset, and
+ * whether it marks regions (memsup/region.h).
+ */
 struct probe_target {
 	char *path;
 	dev_t dev;
 	ino_t ino;
 	bool dynamic;		/* has an ELF interpreter */
+	bool regions;		/* has USDT probes of provider "memsup" */
 	size_t ncalls;
 	struct {
 		uint64_t shape;		/* MS_SHAPE, the probe's cookie */
@@ -27,14 +31,17 @@ struct probe_target {
 
 /* What to probe in the image a process runs now. */
 struct image_targets {
-	const struct probe_target **targets;	/* those with allocators */
+	const struct probe_target **targets;	/* those with allocators or regions */
 	size_t ntargets;
 	const struct probe_target *exe;	/* attached through /proc/PID/exe */
 };
 
+/* The USDT provider of memsup/region.h. */
+#define REGION_PROVIDER "memsup"
+
 /*
- * Reads the allocator functions of the ELF file open as fd into t, all but
- * its path.  Returns 0, or a negative errno (-ENOEXEC: not a 64-bit ELF
+ * Reads the allocator functions and region probes of the ELF file open as
+ * fd into t, all but its path.  Returns 0, or a negative errno (-ENOEXEC: not a 64-bit ELF
  * file).  Offsets are checked against the file's size: a hostile file
  * yields fewer probes, never bad ones.
  */
@@ -43,7 +50,8 @@ int probe_target_read(int fd, struct probe_target *t);
 /*
  * Works out what to probe in what pid maps now (read from
  * /proc/PID/maps): every executable file mapping whose ELF symbols define
- * allocator functions, the executable (through /proc/PID/exe) included.
+ * allocator functions or that marks regions, the executable (through
+ * /proc/PID/exe) included.
  * Returns 0 or a negative errno; *why names the file at fault.
  */
 int image_targets_find(pid_t pid, struct image_targets *out, const char **why);

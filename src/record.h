@@ -18,6 +18,7 @@ enum record_type {
 	REC_ATTACH,		/* memsup -p: pid, running path, traced from now */
 	REC_STACK,		/* a new entry of the stack table */
 	REC_MAPPING,		/* pid maps part of a file for execution */
+	REC_REGION,		/* a region of the workload begins or ends */
 };
 
 #define BUILD_ID_MAX 20
@@ -57,6 +58,10 @@ struct record {
 		struct {
 			int32_t wait_status;
 		} exit;
+		struct {
+			uint32_t mark;		/* enum ms_region_mark */
+			const char *name;
+		} region;
 	};
 };
 

@@ -90,6 +90,31 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 		end->pressure_stops);
 }
 
+/* Only when the workload marked regions (memsup/region.h). */
+static void
+print_regions(FILE *out, const struct region_table *t)
+{
+	size_t i;
+
+	if (!t->nregions)
+		return;
+	fputs("<h2>Regions</h2>\n<table id=\"regions\">\n<tr><th class=\"l\">region</th>"
+	      "<th>entries</th><th>allocations</th><th>bytes allocated</th>"
+	      "<th>peak rise</th><th>ends without a begin</th><th>left open</th></tr>\n",
+	      out);
+	for (i = 0; i < t->nregions; i++) {
+		const struct region_stats *r = &t->regions[i];
+
+		fputs("<tr><td class=\"l\">", out);
+		markup_text(out, r->name, SIZE_MAX);
+		fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64
+			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
+			r->entries, r->allocs, r->bytes_allocated, r->peak_bytes,
+			r->unmatched_ends, r->left_open);
+	}
+	fputs("</table>\n", out);
+}
+
 /* The last slot anything happened in, + 1. */
 static size_t
 slots_used(const struct timeline *t)
@@ -249,6 +274,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	fputs("</p>\n", out);
 	print_summary(out, h, end, order);
 	print_chart(out, h, t, order);
+	print_regions(out, &h->regions);
 	fputs("<h2>Flame graph</h2>\n", out);
 	flamegraph_svg(out, h, s, z, METRIC_PEAK, command);
 	fputs("<h2>Top sites</h2>\n", out);

@@ -136,6 +136,26 @@ print_ranking(FILE *out, const char *name, const struct heap_model *h,
 	free(order);
 }
 
+static void
+print_regions(FILE *out, const struct region_table *t)
+{
+	size_t i;
+
+	fputs("\"regions\": [", out);
+	for (i = 0; i < t->nregions; i++) {
+		const struct region_stats *r = &t->regions[i];
+
+		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+		json_string(out, r->name);
+		fprintf(out, ", \"entries\": %" PRIu64 ", \"allocations\": %" PRIu64
+			", \"bytes_allocated\": %" PRIu64 ", \"peak_bytes\": %" PRIu64
+			", \"unmatched_ends\": %" PRIu64 ", \"left_open\": %" PRIu64 "}",
+			r->entries, r->allocs, r->bytes_allocated, r->peak_bytes,
+			r->unmatched_ends, r->left_open);
+	}
+	fputs(t->nregions ? "\n],\n" : "],\n", out);
+}
+
 void
 report_json(FILE *out, const char *command, const struct heap_model *h,
 	    const struct capture_end *end, const struct sites *s,
@@ -160,6 +180,7 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 		end->untraced_processes, end->unstoppable_processes,
 		end->dropped_stacks, end->pressure_stops,
 		end->flags & CAPTURE_END_PRESSURE_TIMEOUT ? "true" : "false");
+	print_regions(out, &h->regions);
 	fputs("\"top_sites\": {\n  ", out);
 	print_ranking(out, "peak", h, s, z, n, METRIC_PEAK);
 	fputs(",\n  ", out);

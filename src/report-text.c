@@ -152,6 +152,32 @@ sizes_print(FILE *out, const struct heap_stats *st)
 }
 
 void
+regions_print(FILE *out, const struct region_table *t)
+{
+	size_t i;
+
+	if (!t->nregions)
+		return;
+	fprintf(out, "regions (allocations while open; peak: the most the heap rose "
+		"above its level at the begin):\n");
+	fprintf(out, "  %8s %12s %16s %16s  %s\n", "entries", "allocations", "bytes",
+		"peak", "name");
+	for (i = 0; i < t->nregions; i++) {
+		const struct region_stats *r = &t->regions[i];
+
+		fprintf(out, "  %8" PRIu64 " %12" PRIu64 " %16" PRIu64 " %16" PRIu64 "  %s\n",
+			r->entries, r->allocs, r->bytes_allocated, r->peak_bytes, r->name);
+		if (r->unmatched_ends)
+			fprintf(out, "  %8s warning: ended %" PRIu64 " time%s without a begin\n",
+				"", r->unmatched_ends, r->unmatched_ends == 1 ? "" : "s");
+		if (r->left_open)
+			fprintf(out, "  %8s warning: still open %" PRIu64 " time%s when its "
+				"process exited or exec'd\n", "", r->left_open,
+				r->left_open == 1 ? "" : "s");
+	}
+}
+
+void
 event_print(FILE *out, const struct record *r)
 {
 	fprintf(out, "%.6f %u %u ", seconds(r->time_ns), r->pid, r->tid);
@@ -203,6 +229,10 @@ event_print(FILE *out, const struct record *r)
 			fprintf(out, "Exit signal=%d\n", WTERMSIG(r->exit.wait_status));
 		else
 			fprintf(out, "Exit code=%d\n", WEXITSTATUS(r->exit.wait_status));
+		break;
+	case REC_REGION:
+		fprintf(out, "Region %s name=%s\n",
+			r->region.mark == MS_REGION_BEGIN ? "begin" : "end", r->region.name);
 		break;
 	}
 }

@@ -10,6 +10,7 @@ struct heap_model;
 struct heap_process;
 struct heap_stats;
 struct record;
+struct region_table;
 
 /* How a wait status reads: "exited 3", "killed by SIGKILL". */
 const char *describe_wait_status(int status, char *buf, size_t size);
@@ -20,6 +21,8 @@ void summary_print(FILE *out, const struct heap_model *h,
 const struct heap_process **processes_by_peak(const struct heap_model *h);
 /* How many allocations fell in each size class, the empty ones left out. */
 void sizes_print(FILE *out, const struct heap_stats *st);
+/* The regions of memsup/region.h, if the workload marked any. */
+void regions_print(FILE *out, const struct region_table *t);
 /* One line per record: time, pid, tid, what happened. */
 void event_print(FILE *out, const struct record *r);
 

@@ -159,6 +159,7 @@ report_main(int argc, char **argv)
 		printf("command: %s\n", replay_command(&p));
 		summary_print(stdout, &p.heap, replay_totals(&p));
 		sizes_print(stdout, &p.heap.tree);
+		regions_print(stdout, &p.heap.regions);
 		if (top && p.sites.resolved.count) {
 			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top);
 			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);

@@ -222,6 +222,10 @@ static const struct record sample[] = {
 	{ .type = REC_CALL, .time_ns = 19, .pid = 83, .tid = 84,
 	  .call = { .call = MS_CALL_MALLOC, .ptr = 0x1000, .size = 8,
 		    .stack_id = 0xfedcba98U } },
+	{ .type = REC_REGION, .time_ns = 20, .pid = 83, .tid = 85,
+	  .region = { .mark = MS_REGION_BEGIN, .name = "parse \xff" } },
+	{ .type = REC_REGION, .time_ns = 21, .pid = 83, .tid = 84,
+	  .region = { .mark = MS_REGION_END, .name = "" } },
 };
 
 enum { NSAMPLE = sizeof(sample) / sizeof(sample[0]) };
@@ -248,6 +252,8 @@ type_name(enum record_type t)
 		return "STACK";
 	case REC_MAPPING:
 		return "MAPPING";
+	case REC_REGION:
+		return "REGION";
 	}
 	return "?";
 }
@@ -316,6 +322,13 @@ record_same(const struct record *got, const struct record *want)
 		break;
 	case REC_EXIT:
 		DIFF(exit.wait_status, "%" PRId32);
+		break;
+	case REC_REGION:
+		DIFF(region.mark, "%" PRIu32);
+		if (!got->region.name || strcmp(got->region.name, want->region.name)) {
+			tap_diag("  region.name differs");
+			same = false;
+		}
 		break;
 	}
 	return same;
@@ -784,6 +797,16 @@ test_damaged_content(void)
 		 NSAMPLE + 1, NSAMPLE);
 	tap_str_eq(o.error, want, "an END record counting wrong is damage");
 
+	/* The last record, a REGION with an empty name, marked neither way. */
+	memcpy(patched, buf, len);
+	if (get_le16(patched + end_at - CAPTURE_RECORD_HEAD - CAPTURE_REGION_MIN) != REC_REGION)
+		tap_bail("the sample does not end with an empty REGION");
+	patched[end_at - 1] = 3;
+	gzip_file(path, patched, len);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want), "damaged: record %d has unknown region mark 3", NSAMPLE);
+	tap_str_eq(o.error, want, "an unknown region mark is damage");
+
 	/*
 	 * The first record after the header and META is a CALL; make its
 	 * call unknown, then its length wrong.
@@ -890,7 +913,7 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(85);
+	tap_plan(88);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();

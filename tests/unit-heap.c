@@ -8,7 +8,9 @@
 #include "record.h"
 #include "tap.h"
 
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* A call by thread tid of process pid. */
@@ -637,10 +639,77 @@ test_size_classes(void)
 	heap_free(&h);
 }
 
+static void
+mark(struct heap_model *h, uint64_t t, uint32_t pid, uint32_t tid, uint32_t mark,
+     const char *name)
+{
+	struct record r = { .type = REC_REGION, .time_ns = t, .pid = pid, .tid = tid,
+			    .region = { .mark = mark, .name = name } };
+
+	heap_apply(h, &r);
+}
+
+/* "name:entries/allocs/bytes/peak/unmatched/left open" of every region. */
+static const char *
+regions_line(const struct heap_model *h)
+{
+	static char line[512];
+	size_t i, len = 0;
+
+	line[0] = '\0';
+	for (i = 0; i < h->regions.nregions && len < sizeof(line); i++) {
+		const struct region_stats *r = &h->regions.regions[i];
+
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					"%s%s:%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
+					"/%" PRIu64 "/%" PRIu64, i ? " " : "", r->name,
+					r->entries, r->allocs, r->bytes_allocated,
+					r->peak_bytes, r->unmatched_ends, r->left_open);
+	}
+	return line;
+}
+
+static void
+test_regions(void)
+{
+	struct heap_model h;
+
+	heap_init(&h);
+	do_malloc(&h, 1, 70, 0x10, 100);	/* before: the level of the begin */
+	mark(&h, 2, 70, 70, MS_REGION_BEGIN, "a");
+	do_malloc(&h, 3, 70, 0x20, 50);
+	do_free(&h, 4, 70, 0x10);		/* below the begin's level */
+	do_malloc(&h, 5, 70, 0x30, 60);		/* live 110; the peak rise was 50 */
+	/* Another thread's allocation counts; a nested begin deepens it. */
+	mark(&h, 6, 70, 71, MS_REGION_BEGIN, "a");
+	thread_call(&h, 7, 70, 71, MS_CALL_MALLOC, 0x40, 30, 0);
+	mark(&h, 8, 70, 70, MS_REGION_END, "a");
+	do_malloc(&h, 9, 70, 0x50, 5);		/* still open: one end to go */
+	mark(&h, 10, 70, 70, MS_REGION_END, "a");
+	do_malloc(&h, 11, 70, 0x60, 1000);	/* closed: not counted */
+	tap_str_eq(regions_line(&h), "a:1/4/145/50/0/0",
+		   "allocations of every thread, the peak rise over the begin's level");
+
+	mark(&h, 12, 70, 70, MS_REGION_END, "b");
+	tap_str_eq(regions_line(&h), "a:1/4/145/50/0/0 b:0/0/0/0/1/0",
+		   "an end without a begin is counted");
+
+	/* A child starts inside the region, from 0; exec and exit close it. */
+	mark(&h, 13, 70, 70, MS_REGION_BEGIN, "a");
+	do_fork(&h, 14, 70, 72);
+	do_malloc(&h, 15, 72, 0x20, 7);
+	do_exec(&h, 16, 72, "/bin/x");
+	do_malloc(&h, 17, 72, 0x20, 900);
+	do_exit(&h, 18, 70, 0);
+	tap_str_eq(regions_line(&h), "a:2/5/152/50/0/2 b:0/0/0/0/1/0",
+		   "a forked child's allocations count from a heap of 0 until it execs");
+	heap_free(&h);
+}
+
 int
 main(void)
 {
-	tap_plan(68);
+	tap_plan(71);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
@@ -651,5 +720,6 @@ main(void)
 	test_tree_peak();
 	test_temporary();
 	test_size_classes();
+	test_regions();
 	return tap_done();
 }
