@@ -7,6 +7,7 @@
 #include "config.h"
 #include "diff.h"
 #include "error.h"
+#include "flamegraph.h"
 #include "json.h"
 #include "replay.h"
 #include "report-folded.h"
@@ -19,17 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A chain, and what it did in A (side 0) and in B (side 1). */
-struct chain {
-	char *name;		/* folded: outermost frame first */
-	struct site_figures side[2];	/* its sites summed */
-};
-
-struct chains {
-	struct chain *v;
-	size_t n;
-};
-
 static void
 usage(FILE *out)
 {
@@ -39,10 +29,12 @@ usage(FILE *out)
 	      "\n"
 	      "  -n, --top=N   show the N chains that changed most (default 10;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded\n"
-	      "                text (the default); JSON (doc/report-json.md); or\n"
+	      "  -f, --format=text|json|folded|svg|html\n"
+	      "                text (the default); JSON (doc/report-json.md);\n"
 	      "                folded stacks with A's value and B's, as\n"
-	      "                flamegraph.pl reads a differential flame graph\n"
+	      "                flamegraph.pl reads a differential flame graph;\n"
+	      "                that flame graph as SVG (red grew, blue shrank);\n"
+	      "                or one HTML page with all of it\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                what ranks the chains, and the folded values: bytes\n"
 	      "                live at the peak (the default), bytes leaked, bytes\n"
@@ -115,8 +107,25 @@ merge_chains(struct chains *c)
 	c->n = kept;
 }
 
-static uint64_t
-change(const struct chain *ch, enum site_metric m)
+const char *
+diff_prev_frame(const char *chain, const char **end, size_t *len)
+{
+	const char *frame;
+
+	if (!*end)
+		*end = chain + strlen(chain);
+	if (*end <= chain)
+		return NULL;
+	frame = *end;
+	while (frame > chain && frame[-1] != ';')
+		frame--;
+	*len = (size_t)(*end - frame);
+	*end = frame > chain ? frame - 1 : chain;
+	return frame;
+}
+
+uint64_t
+diff_change(const struct chain *ch, enum site_metric m)
 {
 	uint64_t a = site_figure(&ch->side[0], m), b = site_figure(&ch->side[1], m);
 
@@ -129,7 +138,7 @@ by_change(const void *a, const void *b, void *metric)
 {
 	const struct chain *x = a, *y = b;
 	enum site_metric m = *(const enum site_metric *)metric;
-	uint64_t cx = change(x, m), cy = change(y, m);
+	uint64_t cx = diff_change(x, m), cy = diff_change(y, m);
 
 	if (cx != cy)
 		return cx < cy ? 1 : -1;
@@ -166,14 +175,10 @@ print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
 	}
 }
 
-/*
- * Calls fn for each region name of A or B, A's first in their order, with
- * the region of each side (all zeros where that side has none).
- */
-static void
-foreach_region(const struct replay *p,
-	       void (*fn)(void *ctx, const char *name, const struct region_stats *a,
-			  const struct region_stats *b), void *ctx)
+void
+diff_foreach_region(const struct replay *p,
+		    void (*fn)(void *ctx, const char *name, const struct region_stats *a,
+			       const struct region_stats *b), void *ctx)
 {
 	static const struct region_stats none;
 	const struct region_table *ta = &p[0].heap.regions, *tb = &p[1].heap.regions;
@@ -210,15 +215,16 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
 	if (p[0].heap.regions.nregions || p[1].heap.regions.nregions) {
 		fprintf(out, "regions:\n");
-		foreach_region(p, region_text, out);
+		diff_foreach_region(p, region_text, out);
 	}
 	fprintf(out, "chains by change in %s:\n", site_metric_title(m));
 	for (i = 0; i < c->n && shown < top; i++) {
 		const struct chain *ch = &c->v[i];
 		const struct site_figures *a = &ch->side[0], *b = &ch->side[1];
 		const char *frame, *end;
+		size_t len;
 
-		if (!change(ch, m))
+		if (!diff_change(ch, m))
 			break;
 		fprintf(out, "  #%zu", ++shown);
 		print_delta(out, " peak", a->peak_bytes, b->peak_bytes);
@@ -227,15 +233,9 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 		print_delta(out, "; allocations", a->allocs, b->allocs);
 		print_delta(out, "; temporary", a->temporary, b->temporary);
 		fputc('\n', out);
-		/* Innermost first, as memsup report lists chains. */
-		end = ch->name + strlen(ch->name);
-		while (end > ch->name) {
-			frame = end;
-			while (frame > ch->name && frame[-1] != ';')
-				frame--;
-			fprintf(out, "        %.*s\n", (int)(end - frame), frame);
-			end = frame > ch->name ? frame - 1 : frame;
-		}
+		end = NULL;
+		while ((frame = diff_prev_frame(ch->name, &end, &len)))
+			fprintf(out, "        %.*s\n", (int)len, frame);
 	}
 	if (!shown)
 		fprintf(out, "  none\n");
@@ -306,10 +306,10 @@ print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	fputs(",\n\"b\": ", out);
 	json_tree(out, &p[1]);
 	fputs(",\n\"regions\": [", out);
-	foreach_region(p, region_json, &regions);
+	diff_foreach_region(p, region_json, &regions);
 	fputs(p[0].heap.regions.nregions || p[1].heap.regions.nregions ? "\n]" : "]", out);
 	fputs(",\n\"chains\": [", out);
-	for (i = 0; i < c->n && i < top && change(&c->v[i], m); i++) {
+	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		fputs(i ? ",\n  {\"chain\": " : "\n  {\"chain\": ", out);
 		json_string(out, c->v[i].name);
 		fputs(", \"a\": ", out);
@@ -333,6 +333,21 @@ print_folded(FILE *out, const struct chains *c, enum site_metric m)
 		if (a || b)
 			fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", c->v[i].name, a, b);
 	}
+}
+
+void
+diff_svg(FILE *out, const struct chains *c, enum site_metric m)
+{
+	struct flame_chain *fc = xreallocarray(NULL, c->n ? c->n : 1, sizeof(*fc));
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		fc[i].name = c->v[i].name;
+		fc[i].a = site_figure(&c->v[i].side[0], m);
+		fc[i].b = site_figure(&c->v[i].side[1], m);
+	}
+	flamegraph_diff_svg(out, fc, c->n, m, "memsup diff");
+	free(fc);
 }
 
 int
@@ -365,7 +380,9 @@ diff_main(int argc, char **argv)
 		case 'f':
 			if (!report_format_parse("diff", optarg, REPORT_FORMAT(REPORT_TEXT) |
 						 REPORT_FORMAT(REPORT_JSON) |
-						 REPORT_FORMAT(REPORT_FOLDED), &format))
+						 REPORT_FORMAT(REPORT_FOLDED) |
+						 REPORT_FORMAT(REPORT_SVG) |
+						 REPORT_FORMAT(REPORT_HTML), &format))
 				return MS_EXIT_FAILURE;
 			break;
 		case 'm':
@@ -400,6 +417,10 @@ diff_main(int argc, char **argv)
 			print_json(stdout, &c, p, top, metric);
 		else if (format == REPORT_FOLDED)
 			print_folded(stdout, &c, metric);
+		else if (format == REPORT_SVG)
+			diff_svg(stdout, &c, metric);
+		else if (format == REPORT_HTML)
+			diff_html(stdout, &c, p, top, metric);
 		else
 			print_text(stdout, &c, p, top, metric);
 	}

@@ -3,6 +3,52 @@
 #ifndef MEMSUP_DIFF_H
 #define MEMSUP_DIFF_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "report-sites.h"
+
+struct region_stats;
+struct replay;
+
+/* A chain, and what it did in A (side 0) and in B (side 1). */
+struct chain {
+	char *name;		/* folded: outermost frame first */
+	struct site_figures side[2];	/* its sites summed */
+};
+
+/* Every chain of A and B, by largest change of the metric first. */
+struct chains {
+	struct chain *v;
+	size_t n;
+};
+
 int diff_main(int argc, char **argv);
+
+/*
+ * A chain's frames innermost first, as memsup report lists them, one a
+ * call: *end is NULL for the first.  Returns NULL past the last; *len is
+ * the frame's length.
+ */
+const char *diff_prev_frame(const char *chain, const char **end, size_t *len);
+
+/* How much the chain's metric changed, either way. */
+uint64_t diff_change(const struct chain *ch, enum site_metric m);
+
+/*
+ * Calls fn for each region name of A or B (p[0], p[1]), A's first in
+ * their order, with the region of each side (all zeros where that side
+ * has none).
+ */
+void diff_foreach_region(const struct replay *p,
+			 void (*fn)(void *ctx, const char *name, const struct region_stats *a,
+				    const struct region_stats *b), void *ctx);
+
+/* The differential flame graph of every chain. */
+void diff_svg(FILE *out, const struct chains *c, enum site_metric m);
+
+/* The diff as one HTML page: totals, regions, flame graph, chains. */
+void diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
+	       enum site_metric m);
 
 #endif

@@ -3,7 +3,9 @@
  * The flame graph: the sites' chains merged into one tree of frames by
  * name, each frame as wide as the value of the sites below it, drawn as
  * SVG with the outermost frame at the bottom.  A short script makes it
- * interactive: hovering shows a frame's value, clicking zooms to it.
+ * interactive: hovering shows a frame's value, clicking zooms to it.  A
+ * diff's graph is drawn from the chains of two captures, coloured by
+ * their change.
  */
 #include "config.h"
 #include "flamegraph.h"
@@ -13,6 +15,7 @@
 #include "sites.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +27,8 @@
 
 struct fnode {
 	char *name;
-	uint64_t value;
+	uint64_t value;		/* the width: in a diff, max(a, b) per chain */
+	uint64_t a, b;		/* a diff's values in A and in B */
 	uint32_t first_child, next_sibling;	/* 0: none (node 0 is the root) */
 };
 
@@ -32,6 +36,7 @@ struct ftree {
 	struct fnode *v;
 	uint32_t n;
 	uint32_t depth;		/* the deepest frame's, root 0 */
+	bool diff;
 };
 
 static uint32_t
@@ -70,16 +75,23 @@ frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
 }
 
 static void
+init_tree(struct ftree *t, bool diff)
+{
+	t->v = xcalloc(1, sizeof(*t->v));
+	t->v[0].name = xstrdup("all");
+	t->n = 1;
+	t->depth = 0;
+	t->diff = diff;
+}
+
+static void
 build_tree(struct ftree *t, const struct heap_model *h, const struct sites *s,
 	   struct symbolizer *z, enum site_metric m)
 {
 	char label[1024];
 	uint32_t site;
 
-	t->v = xcalloc(1, sizeof(*t->v));
-	t->v[0].name = xstrdup("all");
-	t->n = 1;
-	t->depth = 0;
+	init_tree(t, false);
 	for (site = 0; site < h->nsites; site++) {
 		uint64_t value = site_metric_value(h, site, m);
 		const uint64_t *frames;
@@ -101,6 +113,43 @@ build_tree(struct ftree *t, const struct heap_model *h, const struct sites *s,
 		}
 		if (n > t->depth)
 			t->depth = n;
+	}
+}
+
+/* A diff's tree: its chains' frames are names joined by ';', outermost first. */
+static void
+build_diff_tree(struct ftree *t, const struct flame_chain *chains, size_t n)
+{
+	char label[1024];
+	size_t i;
+
+	init_tree(t, true);
+	for (i = 0; i < n; i++) {
+		const struct flame_chain *c = &chains[i];
+		uint64_t width = c->a > c->b ? c->a : c->b;
+		const char *frame = c->name, *end;
+		uint32_t node = 0, depth = 0;
+
+		if (!width)
+			continue;
+		for (;;) {
+			struct fnode *f = &t->v[node];
+
+			f->value += width;
+			f->a += c->a;
+			f->b += c->b;
+			if (!*frame)
+				break;
+			end = strchr(frame, ';');
+			if (!end)
+				end = frame + strlen(frame);
+			snprintf(label, sizeof(label), "%.*s", (int)(end - frame), frame);
+			node = child_named(t, node, label);
+			depth++;
+			frame = *end ? end + 1 : end;
+		}
+		if (depth > t->depth)
+			t->depth = depth;
 	}
 }
 
@@ -127,6 +176,21 @@ colour(const char *name, unsigned int rgb[3])
 	rgb[2] = 40 + (h >> 16) % 40;
 }
 
+/*
+ * A diff's frame: red as it grew from A to B, blue as it shrank, by the
+ * change's share of the frame; near white when it did not change.
+ */
+static void
+change_colour(const struct fnode *f, unsigned int rgb[3])
+{
+	uint64_t change = f->b >= f->a ? f->b - f->a : f->a - f->b;
+	unsigned int fade = (unsigned int)(200.0 * (1.0 - (double)change / (double)f->value));
+
+	rgb[0] = f->b >= f->a ? 255 : fade;
+	rgb[1] = fade;
+	rgb[2] = f->b >= f->a ? fade : 255;
+}
+
 static void
 draw(FILE *out, const struct ftree *t, uint32_t node, uint32_t depth, uint64_t start,
      const char *unit)
@@ -142,15 +206,22 @@ draw(FILE *out, const struct ftree *t, uint32_t node, uint32_t depth, uint64_t s
 
 	if (w < MIN_WIDTH)
 		return;
-	colour(f->name, rgb);
 	/* data-: where the frame lies, for zooming: start and width in values. */
 	fprintf(out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-w=\"%" PRIu64
 		"\" data-d=\"%" PRIu32 "\"><title>", start, f->value, depth);
 	markup_text(out, f->name, SIZE_MAX);
-	fprintf(out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" "
+	if (t->diff) {
+		change_colour(f, rgb);
+		fprintf(out, " (%" PRIu64 " to %" PRIu64 " %s, %s%" PRIu64 ")", f->a, f->b,
+			unit, f->b >= f->a ? "+" : "-", f->b >= f->a ? f->b - f->a : f->a - f->b);
+	} else {
+		colour(f->name, rgb);
+		fprintf(out, " (%" PRIu64 " %s, %.2f%%)", f->value, unit,
+			100.0 * (double)f->value / total);
+	}
+	fprintf(out, "</title><rect x=\"%.1f\" y=\"%.1f\" "
 		"width=\"%.1f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>"
-		"<text x=\"%.1f\" y=\"%.1f\">", f->value, unit,
-		100.0 * (double)f->value / total, x, y, w, FRAME_HEIGHT - 1,
+		"<text x=\"%.1f\" y=\"%.1f\">", x, y, w, FRAME_HEIGHT - 1,
 		rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
 	if (fit >= 3 && strlen(f->name) > fit) {
 		markup_text(out, f->name, fit - 2);
@@ -197,22 +268,19 @@ static const char script[] =
 	"  zoom(document.querySelector('g.f'));\n"
 	"});\n";
 
-void
-flamegraph_svg(FILE *out, const struct heap_model *h, const struct sites *s,
-	       struct symbolizer *z, enum site_metric m, const char *title)
-{
-	static const char *const units[] = {
-		[METRIC_PEAK] = "bytes live at the peak",
-		[METRIC_LEAKED] = "bytes leaked",
-		[METRIC_ALLOCATED] = "bytes allocated",
-		[METRIC_COUNT] = "allocations",
-		[METRIC_TEMPORARY] = "temporary allocations",
-	};
-	struct ftree t;
-	int height;
+static const char *const units[] = {
+	[METRIC_PEAK] = "bytes live at the peak",
+	[METRIC_LEAKED] = "bytes leaked",
+	[METRIC_ALLOCATED] = "bytes allocated",
+	[METRIC_COUNT] = "allocations",
+	[METRIC_TEMPORARY] = "temporary allocations",
+};
 
-	build_tree(&t, h, s, z, m);
-	height = GRAPH_TOP + (int)(t.depth + 1) * FRAME_HEIGHT + 10;
+static void
+write_svg(FILE *out, const struct ftree *t, enum site_metric m, const char *title)
+{
+	int height = GRAPH_TOP + (int)(t->depth + 1) * FRAME_HEIGHT + 10;
+
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"12\">\n"
 		"<style>g.f { cursor: pointer; } g.f:hover rect { stroke: #000; "
@@ -221,16 +289,38 @@ flamegraph_svg(FILE *out, const struct heap_model *h, const struct sites *s,
 		"<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"15\">",
 		GRAPH_WIDTH, height, GRAPH_WIDTH, height, GRAPH_WIDTH / 2);
 	markup_text(out, title, SIZE_MAX);
-	fprintf(out, ": %s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
+	fprintf(out, ": %s%s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
 		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
-		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m]);
-	if (t.v[0].value)
-		draw(out, &t, 0, 0, 0, units[m]);
+		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m],
+		t->diff ? ", from A to B (red grew, blue shrank)" : "");
+	if (t->v[0].value)
+		draw(out, t, 0, 0, 0, units[m]);
 	else
 		fprintf(out, "<text x=\"10\" y=\"%d\">No site has any.</text>\n",
 			GRAPH_TOP + 12);
 	fputs("<script><![CDATA[\n", out);
 	fprintf(out, script, GRAPH_WIDTH, CHAR_WIDTH);
 	fputs("]]></script>\n</svg>\n", out);
+}
+
+void
+flamegraph_svg(FILE *out, const struct heap_model *h, const struct sites *s,
+	       struct symbolizer *z, enum site_metric m, const char *title)
+{
+	struct ftree t;
+
+	build_tree(&t, h, s, z, m);
+	write_svg(out, &t, m, title);
+	free_tree(&t);
+}
+
+void
+flamegraph_diff_svg(FILE *out, const struct flame_chain *chains, size_t n,
+		    enum site_metric m, const char *title)
+{
+	struct ftree t;
+
+	build_diff_tree(&t, chains, n);
+	write_svg(out, &t, m, title);
 	free_tree(&t);
 }

@@ -28,7 +28,7 @@
 #define CHART_PROCESSES	8	/* drawn besides the tree: the largest peaks */
 #define TABLE_PROCESSES	50	/* listed in the summary: the largest peaks */
 
-static const char style[] =
+const char report_html_style[] =
 	"body { font-family: sans-serif; margin: 20px; color: #222; }\n"
 	"table { border-collapse: collapse; margin-bottom: 1em; }\n"
 	"th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }\n"
@@ -269,7 +269,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	      "<title>memsup: ", out);
 	markup_text(out, command, SIZE_MAX);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>memsup report</h1>\n"
-		"<p class=\"command\">", style);
+		"<p class=\"command\">", report_html_style);
 	markup_text(out, command, SIZE_MAX);
 	fputs("</p>\n", out);
 	print_summary(out, h, end, order);

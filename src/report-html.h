@@ -12,6 +12,9 @@ struct sites;
 struct symbolizer;
 struct timeline;
 
+/* The pages' style sheet, shared with memsup diff's. */
+extern const char report_html_style[];
+
 /*
  * The summary, the live heap over time (t) with the peak marked, the
  * flame graph by bytes live at the peak, and the top n sites of each

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * memsup diff --format=html: one self-contained page with the whole
+ * tree's totals, the regions, the differential flame graph and the chains
+ * that changed most, each figure as A, B and the change.
+ */
+#include "config.h"
+#include "diff.h"
+#include "error.h"
+#include "flamegraph.h"
+#include "heap.h"
+#include "markup.h"
+#include "replay.h"
+#include "report-html.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static void
+change_cells(FILE *out, uint64_t a, uint64_t b)
+{
+	fprintf(out, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s%" PRIu64 "</td>", a, b,
+		b >= a ? "+" : "-", b >= a ? b - a : a - b);
+}
+
+static void
+print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
+{
+	fputs("<h2>Whole tree</h2>\n<table id=\"tree\">\n<tr><th class=\"l\">figure</th>"
+	      "<th>A</th><th>B</th><th>change</th></tr>\n", out);
+	fputs("<tr><td class=\"l\">allocations</td>", out);
+	change_cells(out, a->allocs, b->allocs);
+	fputs("</tr>\n<tr><td class=\"l\">bytes allocated</td>", out);
+	change_cells(out, a->bytes_allocated, b->bytes_allocated);
+	fputs("</tr>\n<tr><td class=\"l\">frees</td>", out);
+	change_cells(out, a->frees, b->frees);
+	fputs("</tr>\n<tr><td class=\"l\">temporary</td>", out);
+	change_cells(out, a->temporary, b->temporary);
+	fputs("</tr>\n<tr><td class=\"l\">peak live heap</td>", out);
+	change_cells(out, a->peak_bytes, b->peak_bytes);
+	fputs("</tr>\n<tr><td class=\"l\">leaked bytes</td>", out);
+	change_cells(out, a->leaked_bytes, b->leaked_bytes);
+	fputs("</tr>\n</table>\n", out);
+}
+
+static void
+region_row(void *out, const char *name, const struct region_stats *a,
+	   const struct region_stats *b)
+{
+	fputs("<tr><td class=\"l\">", out);
+	markup_text(out, name, SIZE_MAX);
+	fputs("</td>", out);
+	change_cells(out, a->entries, b->entries);
+	change_cells(out, a->allocs, b->allocs);
+	change_cells(out, a->bytes_allocated, b->bytes_allocated);
+	change_cells(out, a->peak_bytes, b->peak_bytes);
+	fputs("</tr>\n", out);
+}
+
+static void
+print_regions(FILE *out, const struct replay *p)
+{
+	static const char *const figures[] = { "entries", "allocations", "bytes", "peak" };
+	size_t i;
+
+	if (!p[0].heap.regions.nregions && !p[1].heap.regions.nregions)
+		return;
+	fputs("<h2>Regions</h2>\n<table id=\"regions\">\n<tr><th class=\"l\">region</th>", out);
+	for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
+		fprintf(out, "<th>%s A</th><th>B</th><th>change</th>", figures[i]);
+	fputs("</tr>\n", out);
+	diff_foreach_region(p, region_row, out);
+	fputs("</table>\n", out);
+}
+
+static void
+print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
+{
+	static const char *const figures[] = {
+		"live at the peak", "leaked", "allocated", "allocations", "temporary",
+	};
+	size_t i;
+
+	fprintf(out, "<h2>Chains by change in %s</h2>\n", site_metric_title(m));
+	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>", out);
+	for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
+		fprintf(out, "<th>%s A</th><th>B</th><th>change</th>", figures[i]);
+	fputs("<th class=\"l\">call chain, innermost first</th></tr>\n", out);
+	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
+		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
+		const char *frame, *end = NULL;
+		char name[1024];
+		size_t len;
+
+		fprintf(out, "<tr><td>%zu</td>", i + 1);
+		change_cells(out, a->peak_bytes, b->peak_bytes);
+		change_cells(out, a->leaked_bytes, b->leaked_bytes);
+		change_cells(out, a->bytes_allocated, b->bytes_allocated);
+		change_cells(out, a->allocs, b->allocs);
+		change_cells(out, a->temporary, b->temporary);
+		fputs("<td class=\"chain\">", out);
+		while ((frame = diff_prev_frame(c->v[i].name, &end, &len))) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, frame);
+			markup_text(out, name, SIZE_MAX);
+			fputs(frame > c->v[i].name ? "<br>" : "", out);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
+}
+
+void
+diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
+	  enum site_metric m)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>memsup diff</title>\n<style>\n", out);
+	fputs(report_html_style, out);
+	fputs("</style>\n</head>\n<body>\n<h1>memsup diff</h1>\n<p class=\"command\">A: ", out);
+	markup_text(out, replay_command(&p[0]), SIZE_MAX);
+	fputs("</p>\n<p class=\"command\">B: ", out);
+	markup_text(out, replay_command(&p[1]), SIZE_MAX);
+	fputs("</p>\n", out);
+	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
+	print_regions(out, p);
+	fputs("<h2>Flame graph</h2>\n", out);
+	diff_svg(out, c, m);
+	print_chains(out, c, top, m);
+	fputs("</body>\n</html>\n", out);
+}
