@@ -85,6 +85,8 @@ usage(FILE *out)
 	      "                     copy at most SIZE bytes of stack for DWARF\n"
 	      "                     unwinding, 512 to 64K in steps of 512\n"
 	      "                     (default: 32K)\n"
+	      "      --probes-only  attach every probe but record no call: what\n"
+	      "                     the uprobe traps cost alone (bench/run's floor)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"
@@ -208,6 +210,7 @@ main(int argc, char **argv)
 		{ "stack", required_argument, NULL, 'S' },
 		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "stack-copy", required_argument, NULL, 'C' },
+		{ "probes-only", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -311,6 +314,9 @@ main(int argc, char **argv)
 					  optarg);
 				return MS_EXIT_FAILURE;
 			}
+			break;
+		case 'F':
+			o.bpf.probes_only = true;
 			break;
 		case 'C': {
 			uint64_t size = parse_size(optarg);
