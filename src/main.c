@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,12 @@ main(int argc, char **argv)
 	uint64_t watermark = 0;
 	int c;
 
+	/*
+	 * The live-block tables double as they grow.  glibc would raise its
+	 * mmap threshold past each table freed and keep the old ones in the
+	 * heap: a fixed threshold gives each back to the system at once.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
