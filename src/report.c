@@ -24,8 +24,9 @@ static void
 usage(FILE *out)
 {
 	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] FILE\n"
-	      "Print the summary of a capture and its top allocation sites, or\n"
-	      "with --events every record in order, one per line.\n"
+	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
+	      "its top allocation sites, or with --events every record in order,\n"
+	      "one per line.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
@@ -36,8 +37,8 @@ usage(FILE *out)
 	      "                for flame graphs (flamegraph.pl, inferno,\n"
 	      "                speedscope); pprof's gzipped profile.proto; an\n"
 	      "                interactive flame graph as SVG; or one HTML page\n"
-	      "                with the summary, the heap over time, the flame\n"
-	      "                graph and the top sites\n"
+	      "                with the summary, the heap over time, the regions,\n"
+	      "                the flame graph and the top sites\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
