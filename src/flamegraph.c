@@ -24,6 +24,7 @@
 #define GRAPH_TOP	40	/* title and details above the frames */
 #define CHAR_WIDTH	7	/* of the 12px font, for labels that fit */
 #define MIN_WIDTH	0.3	/* pixels: narrower frames are left out */
+#define TITLE_MAX	60	/* characters of the title, before its metric */
 
 struct fnode {
 	char *name;
@@ -288,7 +289,10 @@ write_svg(FILE *out, const struct ftree *t, enum site_metric m, const char *titl
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
 		"<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"15\">",
 		GRAPH_WIDTH, height, GRAPH_WIDTH, height, GRAPH_WIDTH / 2);
-	markup_text(out, title, SIZE_MAX);
+	/* Short enough to clear "Reset zoom" on its left. */
+	markup_text(out, title, TITLE_MAX);
+	if (strlen(title) > TITLE_MAX)
+		fputs("...", out);
 	fprintf(out, ": %s%s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
 		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
 		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m],
