@@ -115,6 +115,18 @@ capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid)
 	return fchown(w->fd, uid, gid) ? -errno : 0;
 }
 
+/* Puts s after the payload's first len bytes, cut to fit; returns the length. */
+static size_t
+put_text(unsigned char *payload, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > CAPTURE_MAX_PAYLOAD - len)
+		n = CAPTURE_MAX_PAYLOAD - len;
+	memcpy(payload + len, s, n);
+	return len + n;
+}
+
 int
 capture_write(struct capture_writer *w, const struct record *r)
 {
@@ -145,51 +157,31 @@ capture_write(struct capture_writer *w, const struct record *r)
 		len = CAPTURE_STACK_MIN + 8 * (size_t)r->stack.nframes;
 		break;
 	}
-	case REC_MAPPING: {
-		size_t n = strlen(r->mapping.path);
-
+	case REC_MAPPING:
 		put_le64(buf + 16, r->mapping.start);
 		put_le64(buf + 24, r->mapping.end);
 		put_le64(buf + 32, r->mapping.offset);
 		buf[40] = r->mapping.build_id_len;
 		memset(buf + 41, 0, BUILD_ID_MAX);
 		memcpy(buf + 41, r->mapping.build_id, r->mapping.build_id_len);
-		len = CAPTURE_MAPPING_MIN;
-		if (n > sizeof(buf) - len)
-			n = sizeof(buf) - len;
-		memcpy(buf + len, r->mapping.path, n);
-		len += n;
+		len = put_text(buf, CAPTURE_MAPPING_MIN, r->mapping.path);
 		break;
-	}
 	case REC_FORK:
 		put_le32(buf + 16, r->fork.child);
 		len = CAPTURE_FORK_LEN;
 		break;
 	case REC_EXEC:
-	case REC_ATTACH: {
-		size_t n = strlen(r->exec.path);
-
-		if (n > sizeof(buf) - len)
-			n = sizeof(buf) - len;
-		memcpy(buf + len, r->exec.path, n);
-		len += n;
+	case REC_ATTACH:
+		len = put_text(buf, CAPTURE_EXEC_MIN, r->exec.path);
 		break;
-	}
 	case REC_EXIT:
 		put_le32(buf + 16, (uint32_t)r->exit.wait_status);
 		len = CAPTURE_EXIT_LEN;
 		break;
-	case REC_REGION: {
-		size_t n = strlen(r->region.name);
-
+	case REC_REGION:
 		buf[16] = (unsigned char)r->region.mark;
-		len = CAPTURE_REGION_MIN;
-		if (n > sizeof(buf) - len)
-			n = sizeof(buf) - len;
-		memcpy(buf + len, r->region.name, n);
-		len += n;
+		len = put_text(buf, CAPTURE_REGION_MIN, r->region.name);
 		break;
-	}
 	}
 	write_record(w, (uint16_t)r->type, buf, len);
 	w->records++;

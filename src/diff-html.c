@@ -27,21 +27,19 @@ change_cells(FILE *out, uint64_t a, uint64_t b)
 static void
 print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
 {
+	uint64_t va[DIFF_TREE_FIGURES], vb[DIFF_TREE_FIGURES];
+	size_t i;
+
+	diff_tree_figures(a, va);
+	diff_tree_figures(b, vb);
 	fputs("<h2>Whole tree</h2>\n<table id=\"tree\">\n<tr><th class=\"l\">figure</th>"
 	      "<th>A</th><th>B</th><th>change</th></tr>\n", out);
-	fputs("<tr><td class=\"l\">allocations</td>", out);
-	change_cells(out, a->allocs, b->allocs);
-	fputs("</tr>\n<tr><td class=\"l\">bytes allocated</td>", out);
-	change_cells(out, a->bytes_allocated, b->bytes_allocated);
-	fputs("</tr>\n<tr><td class=\"l\">frees</td>", out);
-	change_cells(out, a->frees, b->frees);
-	fputs("</tr>\n<tr><td class=\"l\">temporary</td>", out);
-	change_cells(out, a->temporary, b->temporary);
-	fputs("</tr>\n<tr><td class=\"l\">peak live heap</td>", out);
-	change_cells(out, a->peak_bytes, b->peak_bytes);
-	fputs("</tr>\n<tr><td class=\"l\">leaked bytes</td>", out);
-	change_cells(out, a->leaked_bytes, b->leaked_bytes);
-	fputs("</tr>\n</table>\n", out);
+	for (i = 0; i < DIFF_TREE_FIGURES; i++) {
+		fprintf(out, "<tr><td class=\"l\">%s</td>", diff_tree_names[i]);
+		change_cells(out, va[i], vb[i]);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
 }
 
 static void

@@ -152,24 +152,35 @@ print_delta(FILE *out, const char *what, uint64_t a, uint64_t b)
 		b >= a ? "+" : "-", b >= a ? b - a : a - b);
 }
 
+const char *const diff_tree_names[DIFF_TREE_FIGURES] = {
+	"allocations", "bytes allocated", "frees", "temporary", "peak live heap",
+	"leaked bytes",
+};
+
+void
+diff_tree_figures(const struct heap_stats *st, uint64_t v[DIFF_TREE_FIGURES])
+{
+	v[0] = st->allocs;
+	v[1] = st->bytes_allocated;
+	v[2] = st->frees;
+	v[3] = st->temporary;
+	v[4] = st->peak_bytes;
+	v[5] = st->leaked_bytes;
+}
+
 static void
 print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
 {
-	static const char *const names[] = {
-		"allocations", "bytes allocated", "frees", "temporary",
-		"peak live heap", "leaked bytes",
-	};
-	const uint64_t va[] = { a->allocs, a->bytes_allocated, a->frees, a->temporary,
-				a->peak_bytes, a->leaked_bytes };
-	const uint64_t vb[] = { b->allocs, b->bytes_allocated, b->frees, b->temporary,
-				b->peak_bytes, b->leaked_bytes };
+	uint64_t va[DIFF_TREE_FIGURES], vb[DIFF_TREE_FIGURES];
 	size_t i;
 
+	diff_tree_figures(a, va);
+	diff_tree_figures(b, vb);
 	fprintf(out, "whole tree:\n");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < DIFF_TREE_FIGURES; i++) {
 		char label[32];
 
-		snprintf(label, sizeof(label), "  %s:", names[i]);
+		snprintf(label, sizeof(label), "  %s:", diff_tree_names[i]);
 		print_delta(out, label, va[i], vb[i]);
 		fputc('\n', out);
 	}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "report-sites.h"
 
+struct heap_stats;
 struct region_stats;
 struct replay;
 
@@ -24,6 +25,11 @@ struct chains {
 };
 
 int diff_main(int argc, char **argv);
+
+/* The whole tree's figures a diff compares, and their names. */
+#define DIFF_TREE_FIGURES 6
+extern const char *const diff_tree_names[DIFF_TREE_FIGURES];
+void diff_tree_figures(const struct heap_stats *st, uint64_t v[DIFF_TREE_FIGURES]);
 
 /*
  * A chain's frames innermost first, as memsup report lists them, one a

@@ -269,14 +269,6 @@ static const char script[] =
 	"  zoom(document.querySelector('g.f'));\n"
 	"});\n";
 
-static const char *const units[] = {
-	[METRIC_PEAK] = "bytes live at the peak",
-	[METRIC_LEAKED] = "bytes leaked",
-	[METRIC_ALLOCATED] = "bytes allocated",
-	[METRIC_COUNT] = "allocations",
-	[METRIC_TEMPORARY] = "temporary allocations",
-};
-
 static void
 write_svg(FILE *out, const struct ftree *t, enum site_metric m, const char *title)
 {
@@ -295,10 +287,10 @@ write_svg(FILE *out, const struct ftree *t, enum site_metric m, const char *titl
 		fputs("...", out);
 	fprintf(out, ": %s%s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
 		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
-		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", units[m],
+		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", site_metric_title(m),
 		t->diff ? ", from A to B (red grew, blue shrank)" : "");
 	if (t->v[0].value)
-		draw(out, t, 0, 0, 0, units[m]);
+		draw(out, t, 0, 0, 0, site_metric_title(m));
 	else
 		fprintf(out, "<text x=\"10\" y=\"%d\">No site has any.</text>\n",
 			GRAPH_TOP + 12);
