@@ -25,20 +25,19 @@ change_cells(FILE *out, uint64_t a, uint64_t b)
 }
 
 static void
+tree_row(void *out, const char *name, uint64_t a, uint64_t b)
+{
+	fprintf(out, "<tr><td class=\"l\">%s</td>", name);
+	change_cells(out, a, b);
+	fputs("</tr>\n", out);
+}
+
+static void
 print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
 {
-	uint64_t va[DIFF_TREE_FIGURES], vb[DIFF_TREE_FIGURES];
-	size_t i;
-
-	diff_tree_figures(a, va);
-	diff_tree_figures(b, vb);
 	fputs("<h2>Whole tree</h2>\n<table id=\"tree\">\n<tr><th class=\"l\">figure</th>"
 	      "<th>A</th><th>B</th><th>change</th></tr>\n", out);
-	for (i = 0; i < DIFF_TREE_FIGURES; i++) {
-		fprintf(out, "<tr><td class=\"l\">%s</td>", diff_tree_names[i]);
-		change_cells(out, va[i], vb[i]);
-		fputs("</tr>\n", out);
-	}
+	diff_foreach_tree_figure(a, b, tree_row, out);
 	fputs("</table>\n", out);
 }
 

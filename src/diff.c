@@ -152,38 +152,27 @@ print_delta(FILE *out, const char *what, uint64_t a, uint64_t b)
 		b >= a ? "+" : "-", b >= a ? b - a : a - b);
 }
 
-const char *const diff_tree_names[DIFF_TREE_FIGURES] = {
-	"allocations", "bytes allocated", "frees", "temporary", "peak live heap",
-	"leaked bytes",
-};
-
 void
-diff_tree_figures(const struct heap_stats *st, uint64_t v[DIFF_TREE_FIGURES])
+diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stats *b,
+			 void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			 void *ctx)
 {
-	v[0] = st->allocs;
-	v[1] = st->bytes_allocated;
-	v[2] = st->frees;
-	v[3] = st->temporary;
-	v[4] = st->peak_bytes;
-	v[5] = st->leaked_bytes;
+	fn(ctx, "allocations", a->allocs, b->allocs);
+	fn(ctx, "bytes allocated", a->bytes_allocated, b->bytes_allocated);
+	fn(ctx, "frees", a->frees, b->frees);
+	fn(ctx, "temporary", a->temporary, b->temporary);
+	fn(ctx, "peak live heap", a->peak_bytes, b->peak_bytes);
+	fn(ctx, "leaked bytes", a->leaked_bytes, b->leaked_bytes);
 }
 
 static void
-print_tree(FILE *out, const struct heap_stats *a, const struct heap_stats *b)
+tree_figure_text(void *out, const char *name, uint64_t a, uint64_t b)
 {
-	uint64_t va[DIFF_TREE_FIGURES], vb[DIFF_TREE_FIGURES];
-	size_t i;
+	char label[32];
 
-	diff_tree_figures(a, va);
-	diff_tree_figures(b, vb);
-	fprintf(out, "whole tree:\n");
-	for (i = 0; i < DIFF_TREE_FIGURES; i++) {
-		char label[32];
-
-		snprintf(label, sizeof(label), "  %s:", diff_tree_names[i]);
-		print_delta(out, label, va[i], vb[i]);
-		fputc('\n', out);
-	}
+	snprintf(label, sizeof(label), "  %s:", name);
+	print_delta(out, label, a, b);
+	fputc('\n', out);
 }
 
 void
@@ -223,7 +212,8 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 {
 	size_t i, shown = 0;
 
-	print_tree(out, &p[0].heap.tree, &p[1].heap.tree);
+	fprintf(out, "whole tree:\n");
+	diff_foreach_tree_figure(&p[0].heap.tree, &p[1].heap.tree, tree_figure_text, out);
 	if (p[0].heap.regions.nregions || p[1].heap.regions.nregions) {
 		fprintf(out, "regions:\n");
 		diff_foreach_region(p, region_text, out);

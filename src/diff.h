@@ -26,10 +26,10 @@ struct chains {
 
 int diff_main(int argc, char **argv);
 
-/* The whole tree's figures a diff compares, and their names. */
-#define DIFF_TREE_FIGURES 6
-extern const char *const diff_tree_names[DIFF_TREE_FIGURES];
-void diff_tree_figures(const struct heap_stats *st, uint64_t v[DIFF_TREE_FIGURES]);
+/* Calls fn for each whole-tree figure a diff compares, with A's and B's. */
+void diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stats *b,
+			      void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			      void *ctx);
 
 /*
  * A chain's frames innermost first, as memsup report lists them, one a
