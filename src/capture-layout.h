@@ -34,9 +34,10 @@ enum {
 	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;
 					 * i32 exit status */
-	CAPTURE_END_LEN = 64,		/* + u64 pressure stops, u32 flags,
+	CAPTURE_END_LEN = 72,		/* + u64 pressure stops, u32 flags,
 					 * u64 unstoppable processes,
-					 * u64 dropped stacks */
+					 * u64 dropped stacks,
+					 * u64 vanished threads */
 };
 
 #endif

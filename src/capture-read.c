@@ -259,6 +259,7 @@ read_end(struct capture_reader *rd, size_t len)
 	rd->end.flags = get_le32(p + 44);
 	rd->end.unstoppable_processes = get_le64(p + 48);
 	rd->end.dropped_stacks = get_le64(p + 56);
+	rd->end.vanished_threads = get_le64(p + 64);
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,

@@ -204,6 +204,7 @@ capture_finish(struct capture_writer *w, struct capture_end *end)
 	put_le32(buf + 44, end->flags);
 	put_le64(buf + 48, end->unstoppable_processes);
 	put_le64(buf + 56, end->dropped_stacks);
+	put_le64(buf + 64, end->vanished_threads);
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
 	err = w->error;

@@ -14,6 +14,8 @@ struct record;
 
 /* The tree was killed: it could not be stopped in time to drain the ring. */
 #define CAPTURE_END_PRESSURE_TIMEOUT 0x1
+/* memsup was told to end by a signal, and ended before the tree did. */
+#define CAPTURE_END_INTERRUPTED 0x2
 
 /* What the END record holds: the run's totals, known only at the end. */
 struct capture_end {
@@ -25,6 +27,7 @@ struct capture_end {
 	uint32_t flags;			/* CAPTURE_END_* */
 	uint64_t unstoppable_processes;	/* no room in the tracked set */
 	uint64_t dropped_stacks;	/* allocations recorded without a stack */
+	uint64_t vanished_threads;	/* gone without memsup seeing them go */
 	int32_t exit_status;		/* the workload's wait status */
 };
 

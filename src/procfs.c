@@ -3,6 +3,7 @@
 #include "procfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,34 @@ proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	}
 	fclose(f);
 	return n;
+}
+
+bool
+proc_exiting(pid_t pid)
+{
+	/* include/linux/sched.h: set as do_exit() starts, before exit_mm(). */
+	const unsigned int pf_exiting = 0x4;
+	char path[64], buf[1024], *after_comm;
+	unsigned int flags;
+	ssize_t len;
+	char state;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return true;
+	buf[len] = '\0';
+	/* The command name may hold spaces and parentheses: skip past it. */
+	after_comm = strrchr(buf, ')');
+	if (!after_comm || sscanf(after_comm + 1, " %c %*d %*d %*d %*d %*d %u",
+				  &state, &flags) != 2)
+		return true;
+	return state == 'Z' || state == 'X' || (flags & pf_exiting);
 }
 
 int

@@ -39,4 +39,10 @@ int proc_exe_path(pid_t pid, char *buf, size_t size);
 int proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	__attribute__((format(scanf, 3, 4)));
 
+/*
+ * pid is gone or on its way out (PF_EXITING): whatever it runs or maps
+ * no longer matters.
+ */
+bool proc_exiting(pid_t pid);
+
 #endif

@@ -175,11 +175,14 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 	fprintf(out, "%s],\n\"loss\": {\"lost_records\": %" PRIu64
 		", \"lost_calls\": %" PRIu64 ", \"untraced_processes\": %" PRIu64
 		", \"unstoppable_processes\": %" PRIu64 ", \"stacks_left_out\": %" PRIu64
-		", \"pressure_stops\": %" PRIu64 ", \"pressure_timeout\": %s},\n",
+		", \"pressure_stops\": %" PRIu64 ", \"pressure_timeout\": %s"
+		", \"vanished_threads\": %" PRIu64 ", \"interrupted\": %s},\n",
 		h->nprocs ? "\n" : "", end->lost_records, end->lost_calls,
 		end->untraced_processes, end->unstoppable_processes,
 		end->dropped_stacks, end->pressure_stops,
-		end->flags & CAPTURE_END_PRESSURE_TIMEOUT ? "true" : "false");
+		end->flags & CAPTURE_END_PRESSURE_TIMEOUT ? "true" : "false",
+		end->vanished_threads,
+		end->flags & CAPTURE_END_INTERRUPTED ? "true" : "false");
 	print_regions(out, &h->regions);
 	fputs("\"top_sites\": {\n  ", out);
 	print_ranking(out, "peak", h, s, z, n, METRIC_PEAK);

@@ -133,6 +133,12 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (end->dropped_stacks)
 		fprintf(out, "  stacks left out: %" PRIu64 " (the ring was full)\n",
 			end->dropped_stacks);
+	if (end->vanished_threads)
+		fprintf(out, "  vanished threads: %" PRIu64 " (gone without "
+			"memsup seeing them go)\n", end->vanished_threads);
+	if (end->flags & CAPTURE_END_INTERRUPTED)
+		fprintf(out, "  interrupted: memsup was ended by a signal before "
+			"the tree exited\n");
 }
 
 void

@@ -59,6 +59,8 @@ struct session {
 	struct u64map processes;	/* pid -> struct traced_process * */
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
+	uint64_t vanished;		/* threads gone without a report */
+	uint64_t last_report_ns;	/* when a wait status last came */
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
@@ -67,6 +69,8 @@ struct session {
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
 	bool attached;
 	uint64_t detach_at_ns;
+	unsigned int end_signals;	/* SIGINT, SIGTERM and SIGHUP taken */
+	int ended_by;			/* the signal that ended tracing, or 0 */
 };
 
 static void
@@ -122,9 +126,15 @@ traced(struct session *s, pid_t pid)
 	return tp;
 }
 
+/*
+ * A process killed while memsup probes it (SIGKILL ends even the stop
+ * memsup holds it in) runs nothing more: that is not a loss.
+ */
 static void
 mark_untraced(struct session *s, pid_t pid, const char *what, int err)
 {
+	if (proc_exiting(pid))
+		return;
 	error_msg("process %d: cannot probe %s: %s; its allocations are not "
 		  "traced", pid, what, strerror(-err));
 	s->untraced++;
@@ -178,7 +188,7 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 
 	probe_mapped_files(s, pid, tp);
 	err = dl_hook_arm(pid, &tp->hook, &why);
-	if (err) {
+	if (err && !proc_exiting(pid)) {
 		error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
 			  "the libraries it loads are not traced", pid, why,
 			  strerror(-err));
@@ -352,12 +362,23 @@ on_breakpoint(void *ctx, pid_t pid, pid_t tid)
 	return true;
 }
 
+static void
+on_thread_vanished(void *ctx, pid_t pid, pid_t tid)
+{
+	struct session *s = ctx;
+
+	error_msg("thread %d of process %d is gone, and memsup never saw it "
+		  "go: it no longer waits for it", tid, pid);
+	s->vanished++;
+}
+
 static const struct tracer_ops session_tracer_ops = {
 	.process_forked = on_process_forked,
 	.thread_started = on_thread_started,
 	.process_exec = on_process_exec,
 	.process_exited = on_process_exited,
 	.breakpoint = on_breakpoint,
+	.thread_vanished = on_thread_vanished,
 };
 
 static void
@@ -371,6 +392,7 @@ reap(struct session *s)
 		tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid <= 0)
 			break;
+		s->last_report_ns = s->observed_ns;
 		tracer_handle(&s->tracer, tid, status);
 	}
 }
@@ -379,19 +401,61 @@ reap(struct session *s)
  * Signals sent to memsup with kill(1) go on to the workload.  A terminal's
  * ^C already reached the whole foreground process group, workload included.
  * A process memsup attached to is not memsup's to signal: the signal
- * means "let it go".
+ * means "let it go".  Returns whether a process was there to take it.
  */
-static void
+static bool
 forward_signal(struct session *s, const struct signalfd_siginfo *si)
 {
 	if (s->attached) {
 		s->detach_at_ns = 0;
-		return;
+		return true;
 	}
 	/* Once reaped, the root's pid may be another process's. */
-	if ((si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE) &&
-	    tracer_traces(&s->tracer, s->tracer.root))
+	if (!tracer_traces(&s->tracer, s->tracer.root))
+		return false;
+	if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
 		kill(s->tracer.root, (int)si->ssi_signo);
+	return true;
+}
+
+static bool
+is_end_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+/*
+ * Tracing ends now, the tree still running: memsup drains, writes the
+ * capture, and exits, and PTRACE_O_EXITKILL takes the tree with it (an
+ * attached one is let go).  A further signal is not waited for: it ends
+ * memsup at once, and the temporary capture file stays.
+ */
+static void
+end_tracing(struct session *s, int sig)
+{
+	sigset_t ends;
+
+	s->ended_by = sig;
+	sigemptyset(&ends);
+	sigaddset(&ends, SIGINT);
+	sigaddset(&ends, SIGTERM);
+	sigaddset(&ends, SIGHUP);
+	sigprocmask(SIG_UNBLOCK, &ends, NULL);
+}
+
+/*
+ * The first SIGINT, SIGTERM or SIGHUP is the workload's; a second, or a
+ * first that no traced process is left to take, is memsup's own.
+ */
+static void
+take_signal(struct session *s, const struct signalfd_siginfo *si)
+{
+	bool taken = forward_signal(s, si);
+
+	if (!is_end_signal((int)si->ssi_signo))
+		return;
+	if (++s->end_signals > 1 || !taken)
+		end_tracing(s, (int)si->ssi_signo);
 }
 
 static int
@@ -399,11 +463,11 @@ handle_signals(struct session *s, int sfd)
 {
 	struct signalfd_siginfo si;
 
-	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+	while (!s->ended_by && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			reap(s);
 		else
-			forward_signal(s, &si);
+			take_signal(s, &si);
 	}
 	return 0;
 }
@@ -448,6 +512,23 @@ detach_when_due(struct session *s)
  * what trickles in below that, and sees a latch whose wakeup was lost.
  */
 #define TICK_NS 10000000
+/*
+ * A tree that reported nothing for this long has its thread table
+ * checked: an entry whose thread memsup can no longer wait for must not
+ * keep memsup waiting.
+ */
+#define QUIET_NS 1000000000ULL
+
+static void
+forget_vanished_when_quiet(struct session *s)
+{
+	uint64_t now = consumer_now(&s->consumer);
+
+	if (now - s->last_report_ns < QUIET_NS)
+		return;
+	tracer_forget_vanished(&s->tracer);
+	s->last_report_ns = now;
+}
 
 static int
 trace_until_done(struct session *s, int sfd)
@@ -474,8 +555,9 @@ trace_until_done(struct session *s, int sfd)
 		goto fail;
 
 	/* SIGCHLD may have come before the signalfd was polled. */
+	s->last_report_ns = consumer_now(&s->consumer);
 	reap(s);
-	while (!tracer_done(&s->tracer)) {
+	while (!tracer_done(&s->tracer) && !s->ended_by) {
 		struct epoll_event events[3];
 		int i, n = epoll_wait(ep, events, 3, -1);
 		uint64_t ticks;
@@ -499,8 +581,13 @@ trace_until_done(struct session *s, int sfd)
 			      consumer_now(&s->consumer));
 		if (s->attached)
 			detach_when_due(s);
+		forget_vanished_when_quiet(s);
 		show_status(s);
 	}
+	/* Tracing ended by a signal: was anything really left running? */
+	if (s->ended_by && tracer_forget_vanished(&s->tracer) &&
+	    tracer_done(&s->tracer))
+		s->ended_by = 0;
 	consumer_drain(&s->consumer);
 	status_clear(&s->status);
 	goto out;
@@ -667,8 +754,10 @@ finish(struct session *s, const char *output, bool quiet)
 		.untraced_processes = s->untraced,
 		.unstoppable_processes = s->unstoppable,
 		.dropped_stacks = consumer_dropped_stacks(&s->consumer),
+		.vanished_threads = s->vanished,
 		.pressure_stops = s->pressure.stops,
-		.flags = s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0,
+		.flags = (s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0) |
+			 (s->ended_by ? CAPTURE_END_INTERRUPTED : 0),
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;
@@ -703,16 +792,23 @@ finish(struct session *s, const char *output, bool quiet)
 			  "map: raise --max-threads (now %zu)",
 			  (unsigned long long)end.lost_calls, s->max_threads);
 	if (end.lost_records || end.lost_calls || end.untraced_processes ||
-	    end.unstoppable_processes) {
+	    end.unstoppable_processes || end.vanished_threads) {
 		error_msg("capture incomplete: %llu records lost, %llu calls lost, "
-			  "%llu processes untraced, %llu processes unstoppable "
-			  "(workload %s)",
+			  "%llu processes untraced, %llu processes unstoppable, "
+			  "%llu threads vanished (workload %s)",
 			  (unsigned long long)end.lost_records,
 			  (unsigned long long)end.lost_calls,
 			  (unsigned long long)end.untraced_processes,
 			  (unsigned long long)end.unstoppable_processes,
+			  (unsigned long long)end.vanished_threads,
+			  s->ended_by ? "still running" :
 			  describe_wait_status(end.exit_status, status, sizeof(status)));
 		return MS_EXIT_INCOMPLETE;
+	}
+	if (s->ended_by) {
+		error_msg("tracing ended by %s before the tree exited: what it "
+			  "did until then is in the capture", strsignal(s->ended_by));
+		return 128 + s->ended_by;
 	}
 	return exit_status_of(end.exit_status);
 }

@@ -186,6 +186,20 @@ identify_newborn(struct tracer *t, struct tracee *tr)
 		announce(t, tr, tr->tid, ppid, same_vm(ppid, tr->tid));
 }
 
+/*
+ * Whether memsup still has tid to wait for: a tracee, or its own child,
+ * not reaped yet.  Nothing is taken from the wait queue.
+ */
+static bool
+waitable(pid_t tid)
+{
+	siginfo_t si;
+
+	return waitid(P_PID, (id_t)tid, &si,
+		      WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0 ||
+	       errno != ECHILD;
+}
+
 /* The child of a fork, vfork or clone event, unless its first stop told. */
 static void
 adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
@@ -193,6 +207,13 @@ adopt_child(struct tracer *t, struct tracee *parent, int event, pid_t child_tid)
 	struct tracee *child = find(t, child_tid);
 	pid_t tgid = child_tid, ppid;
 
+	/*
+	 * wait reports the newest tracee first, so a short-lived child's
+	 * first stop, its whole life and its death can all be reaped before
+	 * its parent's event: then there is nobody left to wait for.
+	 */
+	if (!child && !waitable(child_tid))
+		return;
 	if (!child)
 		child = add(t, child_tid);
 	if (!child->pid) {
@@ -309,6 +330,28 @@ handle_death(struct tracer *t, struct tracee *tr, int status)
 		vfork_ended(t, pid);
 		t->ops->process_exited(t->ctx, pid, status);
 	}
+}
+
+size_t
+tracer_forget_vanished(struct tracer *t)
+{
+	struct u64map_slot *s;
+	pid_t *gone = xmalloc((t->threads.count + 1) * sizeof(*gone));
+	size_t i, n = 0;
+
+	/* Dropping an entry moves others in the map: list them first. */
+	u64map_foreach(&t->threads, s) {
+		if (!waitable((pid_t)s->key))
+			gone[n++] = (pid_t)s->key;
+	}
+	for (i = 0; i < n; i++) {
+		struct tracee *tr = find(t, gone[i]);
+
+		t->ops->thread_vanished(t->ctx, tr->pid, tr->tid);
+		drop(t, tr);
+	}
+	free(gone);
+	return n;
 }
 
 void

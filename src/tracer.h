@@ -26,6 +26,11 @@ struct tracer_ops {
 	 * breakpoint, handled, and the signal is not to be delivered.
 	 */
 	bool (*breakpoint)(void *ctx, pid_t pid, pid_t tid);
+	/*
+	 * Thread tid (of pid, 0 if never known) is no longer memsup's to
+	 * wait for, and memsup never saw it go: its entry was wrong.
+	 */
+	void (*thread_vanished)(void *ctx, pid_t pid, pid_t tid);
 };
 
 struct tracer {
@@ -56,6 +61,12 @@ void tracer_handle(struct tracer *t, pid_t tid, int status);
 bool tracer_traces(const struct tracer *t, pid_t tid);
 /* Nothing is left to trace. */
 bool tracer_done(const struct tracer *t);
+/*
+ * Drops, through ops->thread_vanished, every entry of a thread memsup
+ * can no longer wait for: nothing of it will ever be reported.  For when
+ * the tree has been quiet for a while.  Returns how many it dropped.
+ */
+size_t tracer_forget_vanished(struct tracer *t);
 
 /*
  * The pressure hold: interrupts every running thread and keeps every stop
