@@ -806,8 +806,8 @@ finish(struct session *s, const char *output, bool quiet)
 		return MS_EXIT_INCOMPLETE;
 	}
 	if (s->ended_by) {
-		error_msg("tracing ended by %s before the tree exited: what it "
-			  "did until then is in the capture", strsignal(s->ended_by));
+		error_msg("tracing ended by SIG%s before the tree exited: what it "
+			  "did until then is in the capture", sigabbrev_np(s->ended_by));
 		return 128 + s->ended_by;
 	}
 	return exit_status_of(end.exit_status);
