@@ -94,9 +94,14 @@ usage(FILE *out)
 	      "  -h, --help         show this help and exit\n"
 	      "  -V, --version      show the version and built-in features\n"
 	      "\n"
+	      "SIGINT, SIGTERM and SIGHUP go to CMD; a second one, or one that\n"
+	      "no traced process is left to take, ends tracing at once, and a\n"
+	      "third ends memsup on the spot.\n"
+	      "\n"
 	      "Exit status: CMD's own (128+N if killed by signal N); 124 if the\n"
-	      "capture is incomplete; 125 if memsup failed; 126 if CMD cannot be\n"
-	      "run; 127 if CMD was not found.  See memsup(1).\n", out);
+	      "capture is incomplete; 128+N if signal N ended tracing first; 125\n"
+	      "if memsup failed; 126 if CMD cannot be run; 127 if CMD was not\n"
+	      "found.  See memsup(1).\n", out);
 }
 
 /* "16M" -> 16777216; 0 when malformed. */
