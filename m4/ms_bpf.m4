@@ -125,20 +125,33 @@ AC_DEFUN([MS_SANITIZERS], [
 ])
 
 # MS_LIBFUZZER: the fuzz targets need clang with libFuzzer (Debian:
-# libclang-rt-dev); without it they are not built and their test skips.
+# libclang-rt-dev).  --enable-fuzzer=check, the default, leaves them out
+# when it is missing, and their test skips; =yes makes that an error, for
+# CI, where a skipped fuzz test would pass unnoticed.
 AC_DEFUN([MS_LIBFUZZER], [
 	AC_REQUIRE([MS_PROG_BPF_CLANG])
-	AC_CACHE_CHECK([whether $BPF_CLANG has libFuzzer], [ms_cv_libfuzzer], [
-		cat > conftest.fuzz.c <<_MS_EOF
+	AC_ARG_ENABLE([fuzzer],
+		[AS_HELP_STRING([--enable-fuzzer@<:@=yes|no|check@:>@],
+			[build the libFuzzer targets of the tests @<:@check@:>@])],
+		[], [enable_fuzzer=check])
+	AS_CASE([$enable_fuzzer], [yes|no|check], [],
+		[AC_MSG_ERROR([--enable-fuzzer takes yes, no or check, not $enable_fuzzer])])
+	ms_libfuzzer=no
+	AS_IF([test "$enable_fuzzer" != no], [
+		AC_CACHE_CHECK([whether $BPF_CLANG has libFuzzer], [ms_cv_libfuzzer], [
+			cat > conftest.fuzz.c <<_MS_EOF
 #include <stddef.h>
 #include <stdint.h>
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }
 _MS_EOF
-		AS_IF([$BPF_CLANG -fsanitize=fuzzer,address conftest.fuzz.c -o conftest.fuzz >&AS_MESSAGE_LOG_FD 2>&1],
-			[ms_cv_libfuzzer=yes], [ms_cv_libfuzzer=no])
-		rm -f conftest.fuzz.c conftest.fuzz
-	])
+			AS_IF([$BPF_CLANG -fsanitize=fuzzer,address,undefined conftest.fuzz.c -o conftest.fuzz >&AS_MESSAGE_LOG_FD 2>&1],
+				[ms_cv_libfuzzer=yes], [ms_cv_libfuzzer=no])
+			rm -f conftest.fuzz.c conftest.fuzz
+		])
+		ms_libfuzzer=$ms_cv_libfuzzer])
+	AS_IF([test "$enable_fuzzer" = yes && test "$ms_libfuzzer" = no],
+		[AC_MSG_ERROR([$BPF_CLANG cannot build libFuzzer targets (Debian: libclang-rt-dev)])])
 	FUZZ_CC=$BPF_CLANG
 	AC_SUBST([FUZZ_CC])
-	AM_CONDITIONAL([HAVE_LIBFUZZER], [test "$ms_cv_libfuzzer" = yes])
+	AM_CONDITIONAL([HAVE_LIBFUZZER], [test "$ms_libfuzzer" = yes])
 ])

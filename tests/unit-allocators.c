@@ -6,6 +6,7 @@
 #include "tap.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 static const struct {
 	const char *name;
@@ -40,6 +41,49 @@ static const char *const not_allocators[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+struct shape_fields {
+	uint32_t call, size, count, ptr, flags;
+};
+
+/*
+ * Each field at its widest value with the others 0, where a field packed
+ * over its neighbour, or an accessor reading its neighbour's bits, reads
+ * back wrong; then a different value in each, where two accessors that
+ * read the same bits, or swapped fields, read back wrong.
+ */
+static const struct shape_fields shapes[] = {
+	{ 0xff, 0, 0, 0, 0 },
+	{ 0, 0xf, 0, 0, 0 },
+	{ 0, 0, 0xf, 0, 0 },
+	{ 0, 0, 0, 0xf, 0 },
+	{ 0, 0, 0, 0, 0xf },
+	{ 0xa7, 0x3, 0xc, 0x5, 0x9 },
+};
+
+static const char *
+fields_text(char *buf, size_t len, const struct shape_fields *f)
+{
+	snprintf(buf, len, "call=%#x size=%#x count=%#x ptr=%#x flags=%#x",
+		 f->call, f->size, f->count, f->ptr, f->flags);
+	return buf;
+}
+
+static void
+check_shape(const struct shape_fields *f)
+{
+	uint64_t shape = MS_SHAPE(f->call, f->size, f->count, f->ptr, f->flags);
+	struct shape_fields read = {
+		MS_SHAPE_CALL(shape), MS_SHAPE_SIZE(shape),
+		MS_SHAPE_COUNT(shape), MS_SHAPE_PTR(shape),
+		MS_SHAPE_FLAGS(shape),
+	};
+	char want[128], got[128];
+
+	fields_text(want, sizeof(want), f);
+	tap_str_eq(fields_text(got, sizeof(got), &read), want,
+		   "each accessor reads its own field of a shape of %s", want);
+}
+
 static uint64_t
 rank_of(const char *name)
 {
@@ -55,15 +99,17 @@ main(void)
 	size_t i, rank;
 	bool all = true;
 
-	tap_plan(N(cases) + 2 + 4);
+	tap_plan(N(cases) + 1 + N(shapes) + 1 + 4);
 	for (i = 0; i < N(cases); i++)
 		tap_eq_u64(allocator_function(cases[i].name, &rank), cases[i].shape,
 			   "%s has its shape", cases[i].name);
 	for (i = 0; i < N(not_allocators); i++)
 		all &= allocator_function(not_allocators[i], &rank) == 0;
 	tap_ok(all, "names that are no allocator function have no shape");
-	tap_eq_u64(MS_SHAPE_FLAGS(MS_SHAPE(MS_CALL_FREE, 15, 15, 15, 15)), 15,
-		   "the shape's fields do not overlap");
+	for (i = 0; i < N(shapes); i++)
+		check_shape(&shapes[i]);
+	tap_eq_u64(MS_SHAPE(0xff, 0xf, 0xf, 0xf, 0xf), 0xffffff,
+		   "the shape's fields fill bits 0-23, as bpf/memsup.h says");
 
 	/* Of two names at one address, the lower rank is probed. */
 	tap_ok(rank_of("aligned_alloc") < rank_of("memalign"),

@@ -335,23 +335,30 @@ record_same(const struct record *got, const struct record *want)
 }
 
 static int
-write_sample(const char *path, struct capture_end *end)
+write_records(const char *path, int argc, char *const argv[],
+	      const struct record *records, size_t n, struct capture_end *end)
 {
 	struct capture_writer *w;
 	size_t i;
 	int err = 0;
 
-	w = capture_create(path, 4, sample_argv);
+	w = capture_create(path, argc, argv);
 	if (!w)
 		return -errno;
-	for (i = 0; i < NSAMPLE; i++)
+	for (i = 0; i < n; i++)
 		if (!err)
-			err = capture_write(w, &sample[i]);
+			err = capture_write(w, &records[i]);
 	if (err) {
 		capture_abort(w);
 		return err;
 	}
 	return capture_finish(w, end);
+}
+
+static int
+write_sample(const char *path, struct capture_end *end)
+{
+	return write_records(path, 4, sample_argv, sample, NSAMPLE, end);
 }
 
 static void
@@ -904,8 +911,222 @@ test_damaged_content(void)
 	unlink(path);
 }
 
+/*
+ * The golden capture: a small run with every record type and values that
+ * fill their fields, written once by the writer of its version and
+ * committed as tests/expected/golden/vN.cap, next to its `memsup report
+ * --events` output, which tests/golden.test compares.  The writer and the
+ * reader share capture-layout.h, so a round trip agrees with itself
+ * whatever the layout; the committed bytes do not change with the code.
+ */
+static const uint64_t golden_frames_1[] = {
+	0x55d5e1a0b123ULL, 0x7f3c2a1b4e5fULL, 0x55d5e1a0c0deULL,
+};
+static const uint64_t golden_frames_2[] = { 0x55d5e1a0b456ULL };
+
+static const struct record golden[] = {
+	{ .type = REC_EXEC, .time_ns = 0x123456789ULL, .pid = 0x12345,
+	  .tid = 0x12345, .exec = { .path = "/usr/bin/golden" } },
+	{ .type = REC_MAPPING, .time_ns = 0x123457000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .mapping = { .start = 0x55d5e1a0a000ULL, .end = 0x55d5e1a0d000ULL,
+		       .offset = 0x1000, .build_id_len = 20,
+		       .build_id = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd,
+				     0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
+				     0x32, 0x10, 0x0f, 0x1e, 0x2d, 0x3c },
+		       .path = "/usr/bin/golden" } },
+	{ .type = REC_MAPPING, .time_ns = 0x123457001ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .mapping = { .start = 0x7f3c2a1b0000ULL, .end = 0x7f3c2a1f8000ULL,
+		       .offset = 0x26000,
+		       .path = "/usr/lib/x86_64-linux-gnu/libc.so.6" } },
+	{ .type = REC_STACK, .time_ns = 0x123458000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .stack = { .id = 1, .nframes = 3, .frames = golden_frames_1 } },
+	{ .type = REC_CALL, .time_ns = 0x123458000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .call = { .call = MS_CALL_MALLOC, .ptr = 0x55d5e2b0c2a0ULL,
+		    .size = 24, .stack_id = 1 } },
+	{ .type = REC_CALL, .time_ns = 0x123459000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .call = { .call = MS_CALL_CALLOC, .ptr = 0x7f3c10000010ULL,
+		    .size = 0x100000000ULL, .stack_id = 1 } },
+	{ .type = REC_REGION, .time_ns = 0x12345a000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .region = { .mark = MS_REGION_BEGIN, .name = "parse input" } },
+	{ .type = REC_CALL, .time_ns = 0x12345b000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .call = { .call = MS_CALL_REALLOC, .ptr = 0x55d5e2b0d000ULL,
+		    .size = 300, .old_ptr = 0x55d5e2b0c2a0ULL } },
+	{ .type = REC_CALL, .time_ns = 0x12345c000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .call = { .call = MS_CALL_REALLOCARRAY, .ptr = 0,
+		    .size = UINT64_MAX, .old_ptr = 0x55d5e2b0d000ULL } },
+	{ .type = REC_REGION, .time_ns = 0x12345d000ULL, .pid = 0x12345,
+	  .tid = 0x12346,
+	  .region = { .mark = MS_REGION_END, .name = "parse input" } },
+	{ .type = REC_STACK, .time_ns = 0x12345e000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .stack = { .id = 2, .nframes = 1, .frames = golden_frames_2 } },
+	{ .type = REC_CALL, .time_ns = 0x12345e000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_ALIGNED_ALLOC, .ptr = 0x55d5e2b0e000ULL,
+		    .size = 4096, .stack_id = 2 } },
+	{ .type = REC_CALL, .time_ns = 0x12345f000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_MEMALIGN, .ptr = 0x55d5e2b10040ULL,
+		    .size = 100 } },
+	{ .type = REC_CALL, .time_ns = 0x123460000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_POSIX_MEMALIGN, .ptr = 0x55d5e2b10100ULL,
+		    .size = 200 } },
+	{ .type = REC_CALL, .time_ns = 0x123461000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_VALLOC, .ptr = 0x55d5e2b12000ULL,
+		    .size = 1 } },
+	{ .type = REC_CALL, .time_ns = 0x123462000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_PVALLOC, .ptr = 0x55d5e2b14000ULL,
+		    .size = 4097 } },
+	{ .type = REC_CALL, .time_ns = 0x123463000ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .call = { .call = MS_CALL_FREE, .ptr = 0x55d5e2b10040ULL } },
+	{ .type = REC_FORK, .time_ns = 0x123464000ULL, .pid = 0x12345,
+	  .tid = 0x12345, .fork = { .child = 0x12350 } },
+	{ .type = REC_EXEC, .time_ns = 0x123465000ULL, .pid = 0x12350,
+	  .tid = 0x12350, .exec = { .path = "/usr/bin/dash" } },
+	{ .type = REC_CALL, .time_ns = 0x123466000ULL, .pid = 0x12350,
+	  .tid = 0x12350,
+	  .call = { .call = MS_CALL_MALLOC, .ptr = 0x5600aa000010ULL,
+		    .size = 64 } },
+	{ .type = REC_EXIT, .time_ns = 0x123467000ULL, .pid = 0x12350,
+	  .tid = 0x12350, .exit = { .wait_status = 9 } },	/* SIGKILL */
+	{ .type = REC_ATTACH, .time_ns = 0x123468000ULL, .pid = 0xabcdef,
+	  .tid = 0xabcdef, .exec = { .path = "/usr/sbin/attached" } },
+	{ .type = REC_CALL, .time_ns = 0x0102030405060708ULL, .pid = 0xabcdef,
+	  .tid = 0xabcdf0,
+	  .call = { .call = MS_CALL_FREE, .ptr = 0xfedcba9876543210ULL } },
+	{ .type = REC_EXIT, .time_ns = 0x0102030405060709ULL, .pid = 0x12345,
+	  .tid = 0x12345,
+	  .exit = { .wait_status = 0x0300 } },		/* exit(3) */
+};
+
+enum { NGOLDEN = sizeof(golden) / sizeof(golden[0]) };
+
+static char *const golden_argv[] = { "/usr/bin/golden", "--size", "two words" };
+
+/* A different value in each field, so that a swap shows. */
+static const struct capture_end golden_end = {
+	.records = NGOLDEN, .lost_records = 2, .lost_calls = 3,
+	.untraced_processes = 4, .pressure_stops = 0x0123456789abcdefULL,
+	.flags = CAPTURE_END_PRESSURE_TIMEOUT, .unstoppable_processes = 6,
+	.dropped_stacks = 0xfedcba9876543210ULL, .exit_status = 0x0300,
+};
+
+/* Where META's realtime sits: the wall clock of the run that wrote it. */
+enum { GOLDEN_REALTIME_AT = 20, GOLDEN_REALTIME_LEN = 8 };
+
+static int
+write_golden(const char *path)
+{
+	struct capture_end end = golden_end;
+
+	return write_records(path, 3, golden_argv, golden, NGOLDEN, &end);
+}
+
+static const char *
+end_text(char *buf, size_t len, const struct capture_end *e)
+{
+	snprintf(buf, len, "records=%" PRIu64 " lost_records=%" PRIu64
+		 " lost_calls=%" PRIu64 " untraced=%" PRIu64
+		 " exit_status=%#" PRIx32 " pressure_stops=%#" PRIx64
+		 " flags=%#" PRIx32 " unstoppable=%" PRIu64
+		 " dropped_stacks=%#" PRIx64, e->records, e->lost_records,
+		 e->lost_calls, e->untraced_processes, (uint32_t)e->exit_status,
+		 e->pressure_stops, e->flags, e->unstoppable_processes,
+		 e->dropped_stacks);
+	return buf;
+}
+
+/* Where the decompressed captures first differ, but for realtime, in why. */
+static bool
+golden_same(const unsigned char *got, size_t got_len,
+	    const unsigned char *want, size_t want_len, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < got_len && i < want_len; i++) {
+		if (i >= GOLDEN_REALTIME_AT &&
+		    i < GOLDEN_REALTIME_AT + GOLDEN_REALTIME_LEN)
+			continue;
+		if (got[i] != want[i]) {
+			snprintf(why, len, "first difference at byte %#zx: "
+				 "%#04x, expected %#04x", i, got[i], want[i]);
+			return false;
+		}
+	}
+	snprintf(why, len, "%zu bytes decompressed, expected %zu",
+		 got_len, want_len);
+	return got_len == want_len;
+}
+
+static void
+test_golden(void)
+{
+	const char *expected = getenv("EXPECTED");
+	char golden_path[PATH_LEN], path[PATH_LEN], got_end[512], want_end[512];
+	char why[128];
+	unsigned char *want, *got;
+	size_t want_len, got_len;
+	struct capture_reader *rd;
+	const struct capture_end *totals;
+	struct record r;
+	unsigned int n = 0;
+	int rc;
+
+	if (!expected)
+		tap_bail("EXPECTED is not set: run me through make check");
+	if ((size_t)snprintf(golden_path, sizeof(golden_path),
+			     "%s/golden/v%d.cap", expected,
+			     CAPTURE_VERSION) >= sizeof(golden_path))
+		tap_bail("path too long: %s", expected);
+	if (access(golden_path, R_OK))
+		tap_bail("%s: %s (a new version commits its golden capture: "
+			 "tests/unit-capture --write-golden FILE)",
+			 golden_path, strerror(errno));
+
+	if (write_golden(tmp_path(path, "golden.cap")))
+		tap_bail("cannot write the golden capture");
+	got = gunzip_file(path, &got_len);
+	want = gunzip_file(golden_path, &want_len);
+	if (!tap_ok(golden_same(got, got_len, want, want_len, why, sizeof(why)),
+		    "the writer writes v%d.cap byte for byte, "
+		    "but for the wall clock", CAPTURE_VERSION))
+		tap_diag("%s", why);
+	free(got);
+	free(want);
+	unlink(path);
+
+	rd = capture_open(golden_path);
+	if (!rd)
+		tap_bail("capture_open %s: %s", golden_path, strerror(errno));
+	while ((rc = capture_next(rd, &r)) == 1)
+		n++;
+	tap_ok(rc == 0 && n == NGOLDEN,
+	       "v%d.cap reads to its end: %u records, then END (%s)",
+	       CAPTURE_VERSION, n, capture_error(rd));
+	tap_str_eq(capture_command(rd), "/usr/bin/golden --size two words",
+		   "v%d.cap: the command of its META record", CAPTURE_VERSION);
+	totals = capture_totals(rd);
+	end_text(want_end, sizeof(want_end), &golden_end);
+	tap_str_eq(totals ? end_text(got_end, sizeof(got_end), totals) : "none",
+		   want_end, "v%d.cap: every field of its END record",
+		   CAPTURE_VERSION);
+	capture_close(rd);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	memset(long_path, 'p', sizeof(long_path) - 1);
 	long_path[0] = '/';
@@ -913,11 +1134,22 @@ main(void)
 		tap_bail("mkdtemp: %s", strerror(errno));
 	atexit(remove_tmpdir);
 
-	tap_plan(88);
+	/* Once per version: doc/capture-format.md, "Golden captures". */
+	if (argc == 3 && !strcmp(argv[1], "--write-golden")) {
+		int err = write_golden(argv[2]);
+
+		if (err)
+			fprintf(stderr, "cannot write %s: %s\n", argv[2],
+				strerror(-err));
+		return err ? 1 : 0;
+	}
+
+	tap_plan(92);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();
 	test_raw_truncation();
 	test_damaged_content();
+	test_golden();
 	return tap_done();
 }
