@@ -1019,8 +1019,9 @@ static char *const golden_argv[] = { "/usr/bin/golden", "--size", "two words" };
 static const struct capture_end golden_end = {
 	.records = NGOLDEN, .lost_records = 2, .lost_calls = 3,
 	.untraced_processes = 4, .pressure_stops = 0x0123456789abcdefULL,
-	.flags = CAPTURE_END_PRESSURE_TIMEOUT, .unstoppable_processes = 6,
-	.dropped_stacks = 0xfedcba9876543210ULL, .exit_status = 0x0300,
+	.flags = CAPTURE_END_PRESSURE_TIMEOUT | CAPTURE_END_INTERRUPTED,
+	.unstoppable_processes = 6, .dropped_stacks = 0xfedcba9876543210ULL,
+	.vanished_threads = 0x0badc0ffee0ddf00ULL, .exit_status = 0x0300,
 };
 
 /* Where META's realtime sits: the wall clock of the run that wrote it. */
@@ -1041,10 +1042,11 @@ end_text(char *buf, size_t len, const struct capture_end *e)
 		 " lost_calls=%" PRIu64 " untraced=%" PRIu64
 		 " exit_status=%#" PRIx32 " pressure_stops=%#" PRIx64
 		 " flags=%#" PRIx32 " unstoppable=%" PRIu64
-		 " dropped_stacks=%#" PRIx64, e->records, e->lost_records,
-		 e->lost_calls, e->untraced_processes, (uint32_t)e->exit_status,
+		 " dropped_stacks=%#" PRIx64 " vanished=%#" PRIx64,
+		 e->records, e->lost_records, e->lost_calls,
+		 e->untraced_processes, (uint32_t)e->exit_status,
 		 e->pressure_stops, e->flags, e->unstoppable_processes,
-		 e->dropped_stacks);
+		 e->dropped_stacks, e->vanished_threads);
 	return buf;
 }
 
