@@ -219,7 +219,8 @@ struct maps_scan {
 	struct stat exe;
 	const char *exe_path;
 	int err;
-	const char *why;
+	char *why;		/* the file that failed, kept past the scan */
+	size_t why_size;
 };
 
 static bool
@@ -246,7 +247,8 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 
 	if (!m->exec)
 		return 0;
-	ms->why = m->path;
+	/* m->path lives only as long as the callback. */
+	snprintf(ms->why, ms->why_size, "%s", m->path);
 	if (stat(m->path, &st)) {
 		/* Replaced or removed on disk since it was mapped. */
 		ms->err = -errno;
@@ -276,9 +278,10 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 int
 image_targets_find(pid_t pid, struct image_targets *out, const char **why)
 {
-	static char exe_path[4096];
-	struct maps_scan ms = { .pid = pid, .out = out, .exe_path = exe_path };
-	char exe[64];
+	/* What *why points to must outlive the call. */
+	static char exe_path[4096], failed_path[4096], exe[64];
+	struct maps_scan ms = { .pid = pid, .out = out, .exe_path = exe_path,
+				.why = failed_path, .why_size = sizeof(failed_path) };
 	int err;
 
 	out->ntargets = 0;
