@@ -418,10 +418,23 @@ forward_signal(struct session *s, const struct signalfd_siginfo *si)
 	return true;
 }
 
+/* The signals that ask memsup to end: a second one is memsup's own. */
+static void
+add_end_signals(sigset_t *set)
+{
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
 static bool
 is_end_signal(int sig)
 {
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+	sigset_t ends;
+
+	sigemptyset(&ends);
+	add_end_signals(&ends);
+	return sigismember(&ends, sig) == 1;
 }
 
 /*
@@ -437,9 +450,7 @@ end_tracing(struct session *s, int sig)
 
 	s->ended_by = sig;
 	sigemptyset(&ends);
-	sigaddset(&ends, SIGINT);
-	sigaddset(&ends, SIGTERM);
-	sigaddset(&ends, SIGHUP);
+	add_end_signals(&ends);
 	sigprocmask(SIG_UNBLOCK, &ends, NULL);
 }
 
@@ -871,9 +882,7 @@ run_capture(const struct run_options *o)
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	add_end_signals(&mask);
 	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
