@@ -7,6 +7,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,34 +65,50 @@ find_linker_file(void *ctx, const struct proc_mapping *m)
 	return 1;
 }
 
+struct linker_symbols {
+	uint64_t debug_state;	/* _dl_debug_state */
+	uint64_t r_debug;	/* _r_debug */
+};
+
 static void
 find_debug_state(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	if (!strcmp(name, "_dl_debug_state"))
-		*(uint64_t *)ctx = vaddr;
+		((struct linker_symbols *)ctx)->debug_state = vaddr;
+}
+
+static void
+find_r_debug(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
+{
+	if (!strcmp(name, "_r_debug"))
+		((struct linker_symbols *)ctx)->r_debug = vaddr;
 }
 
 /*
- * Where _dl_debug_state is in the file at path, relative to the load
- * address of its first segment (0 for a program not position-independent,
- * whose addresses are absolute); 0 when the file has no such function.
+ * Where _dl_debug_state and _r_debug are in the file at path, loaded with
+ * its first segment at start (addresses of a program not
+ * position-independent are absolute); 0 for one the file lacks.
  */
 static int
-debug_state_offset(const char *path, uint64_t start, uint64_t *addr)
+read_linker_symbols(const char *path, uint64_t start, struct linker_symbols *ls)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	uint64_t vaddr = 0;
+	uint64_t base;
 	GElf_Ehdr ehdr;
 	Elf *elf;
 
-	*addr = 0;
+	memset(ls, 0, sizeof(*ls));
 	if (fd < 0)
 		return -errno;
 	elf = elf_open_fd(fd);
 	if (elf && gelf_getehdr(elf, &ehdr)) {
-		elf_foreach_function(elf, find_debug_state, &vaddr);
-		if (vaddr)
-			*addr = (ehdr.e_type == ET_DYN ? start : 0) + vaddr;
+		base = ehdr.e_type == ET_DYN ? start : 0;
+		elf_foreach_function(elf, find_debug_state, ls);
+		elf_foreach_object(elf, find_r_debug, ls);
+		if (ls->debug_state)
+			ls->debug_state += base;
+		if (ls->r_debug)
+			ls->r_debug += base;
 	}
 	elf_end(elf);
 	close(fd);
@@ -98,11 +116,11 @@ debug_state_offset(const char *path, uint64_t start, uint64_t *addr)
 }
 
 /*
- * Reads or writes one byte of pid's memory through /proc/PID/mem, which
- * writes through the text's write protection.
+ * Reads or writes pid's memory through /proc/PID/mem, which writes
+ * through the text's write protection.
  */
 static int
-mem_byte(pid_t pid, uint64_t addr, uint8_t *byte, bool store)
+mem_access(pid_t pid, uint64_t addr, void *buf, size_t len, bool store)
 {
 	char path[64];
 	ssize_t n;
@@ -112,22 +130,21 @@ mem_byte(pid_t pid, uint64_t addr, uint8_t *byte, bool store)
 	fd = open(path, (store ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = store ? pwrite(fd, byte, 1, (off_t)addr) : pread(fd, byte, 1, (off_t)addr);
-	if (n != 1)
-		err = errno ? -errno : -EIO;
+	n = store ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	if (n != (ssize_t)len)
+		err = n < 0 ? -errno : -EIO;
 	close(fd);
 	return err;
 }
 
 int
-dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
+dl_hook_find(pid_t pid, struct dl_hook *h, const char **why)
 {
 	struct linker l = { .exe = "" };
-	uint64_t addr;
-	uint8_t byte;
+	struct linker_symbols ls;
 	int err;
 
-	h->addr = 0;
+	memset(h, 0, sizeof(*h));
 	*why = "cannot read its auxiliary vector";
 	err = interpreter_base(pid, &l.at_base);
 	/*
@@ -149,14 +166,27 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	if (!l.path[0])
 		return l.at_base ? -ENOENT : 0;
 	*why = "cannot read its dynamic linker";
-	err = debug_state_offset(l.path, l.start, &addr);
+	err = read_linker_symbols(l.path, l.start, &ls);
 	if (err)
 		return err;
 	*why = "its dynamic linker has no _dl_debug_state";
-	if (!addr)
+	if (!ls.debug_state)
 		return l.at_base ? -ENOENT : 0;
+	h->addr = ls.debug_state;
+	h->r_debug = ls.r_debug;
+	return 0;
+}
+
+int
+dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
+{
+	uint8_t byte = X86_INT3;
+	int err = dl_hook_find(pid, h, why);
+
+	if (err || !h->addr)
+		return err;
 	*why = "cannot read its dynamic linker's code";
-	err = mem_byte(pid, addr, &h->saved, false);
+	err = mem_access(pid, h->addr, &h->saved, 1, false);
 	if (err)
 		return err;
 	/* A breakpoint in place of anything but `ret` would need stepping. */
@@ -164,12 +194,22 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	if (h->saved != X86_RET)
 		return -ENOTSUP;
 	*why = "cannot write its dynamic linker's code";
-	byte = X86_INT3;
-	err = mem_byte(pid, addr, &byte, true);
+	err = mem_access(pid, h->addr, &byte, 1, true);
 	if (err)
 		return err;
-	h->addr = addr;
+	h->armed = true;
 	return 0;
+}
+
+bool
+dl_hook_adding(pid_t pid, const struct dl_hook *h)
+{
+	int state;
+
+	return h->r_debug &&
+	       !mem_access(pid, h->r_debug + offsetof(struct r_debug, r_state),
+			   &state, sizeof(state), false) &&
+	       state == RT_ADD;
 }
 
 bool
@@ -179,7 +219,7 @@ dl_hook_hit(const struct dl_hook *h, pid_t tid)
 	siginfo_t si;
 	long ret;
 
-	if (!h->addr || ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) ||
+	if (!h->armed || ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) ||
 	    si.si_code != SI_KERNEL || ptrace(PTRACE_GETREGS, tid, 0L, &regs) ||
 	    regs.rip != h->addr + 1)
 		return false;
@@ -196,7 +236,7 @@ dl_hook_hit(const struct dl_hook *h, pid_t tid)
 void
 dl_hook_disarm(pid_t pid, struct dl_hook *h)
 {
-	if (h->addr)
-		mem_byte(pid, h->addr, &h->saved, true);
-	h->addr = 0;
+	if (h->armed)
+		mem_access(pid, h->addr, &h->saved, 1, true);
+	h->armed = false;
 }

@@ -5,7 +5,10 @@
  * once after it maps libraries, at start-up and at each dlopen and
  * dlclose, before any code of a new library runs.  The thread that hits it
  * stops in a ptrace-stop, so memsup probes the new libraries before it
- * lets the thread go on.  See doc/design.md, "Libraries".
+ * lets the thread go on.  A process memsup attached to gets no
+ * breakpoint, which would outlive memsup killed; memsup only reads its
+ * r_debug, to tell whether the dynamic linker is still adding libraries.
+ * See doc/design.md, "Libraries".
  */
 #ifndef MEMSUP_DL_HOOK_H
 #define MEMSUP_DL_HOOK_H
@@ -15,9 +18,17 @@
 #include <sys/types.h>
 
 struct dl_hook {
-	uint64_t addr;		/* of _dl_debug_state; 0: no hook */
+	uint64_t addr;		/* of _dl_debug_state; 0: no dynamic linker */
+	uint64_t r_debug;	/* of its struct r_debug; 0: unknown */
+	bool armed;		/* the breakpoint is in place */
 	uint8_t saved;		/* the byte the breakpoint replaced */
 };
+
+/*
+ * Finds the dynamic linker pid maps, as dl_hook_arm() does, and writes
+ * nothing.  Returns 0, or a negative errno with *why saying what failed.
+ */
+int dl_hook_find(pid_t pid, struct dl_hook *h, const char **why);
 
 /*
  * Sets the breakpoint in the dynamic linker pid maps: its interpreter, or
@@ -34,6 +45,12 @@ int dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why);
  * as the replaced `ret` would have, and its SIGTRAP must not be delivered.
  */
 bool dl_hook_hit(const struct dl_hook *h, pid_t tid);
+
+/*
+ * Whether pid's dynamic linker is adding libraries (r_debug.r_state is
+ * RT_ADD): no code of one it is adding has run yet.
+ */
+bool dl_hook_adding(pid_t pid, const struct dl_hook *h);
 
 /* Puts the original byte back, for a process memsup lets go. */
 void dl_hook_disarm(pid_t pid, struct dl_hook *h);

@@ -21,9 +21,10 @@ elf_open_fd(int fd)
 	return elf;
 }
 
-void
-elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t vaddr,
-					  uint64_t size), void *ctx)
+static void
+foreach_symbol(Elf *elf, int type, void (*fn)(void *ctx, const char *name,
+					      uint64_t vaddr, uint64_t size),
+	       void *ctx)
 {
 	Elf_Scn *scn = NULL;
 
@@ -43,7 +44,7 @@ elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t 
 			const char *name;
 
 			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    GELF_ST_TYPE(sym.st_info) != type ||
 			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
@@ -51,6 +52,20 @@ elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t 
 				fn(ctx, name, sym.st_value, sym.st_size);
 		}
 	}
+}
+
+void
+elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t vaddr,
+					  uint64_t size), void *ctx)
+{
+	foreach_symbol(elf, STT_FUNC, fn, ctx);
+}
+
+void
+elf_foreach_object(Elf *elf, void (*fn)(void *ctx, const char *name, uint64_t vaddr,
+					uint64_t size), void *ctx)
+{
+	foreach_symbol(elf, STT_OBJECT, fn, ctx);
 }
 
 /*

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The function symbols and notes of an ELF file, read with libelf. */
+/* The function and object symbols and the notes of an ELF file, read with libelf. */
 #ifndef MEMSUP_ELF_FUNCTIONS_H
 #define MEMSUP_ELF_FUNCTIONS_H
 
@@ -19,6 +19,11 @@ Elf *elf_open_fd(int fd);
 void elf_foreach_function(Elf *elf, void (*fn)(void *ctx, const char *name,
 					       uint64_t vaddr, uint64_t size),
 			  void *ctx);
+
+/* The same for data object symbols. */
+void elf_foreach_object(Elf *elf, void (*fn)(void *ctx, const char *name,
+					     uint64_t vaddr, uint64_t size),
+			void *ctx);
 
 /* The GNU build-id note's bytes, at most max of them; 0 when there is none. */
 size_t elf_build_id(Elf *elf, uint8_t *out, size_t max);
