@@ -31,6 +31,7 @@ struct tracee {
 	int resume_sig;
 	/* A vfork parent cannot stop before its child execs or exits. */
 	pid_t vfork_child;
+	bool interrupt_wanted;	/* by tracer_interrupt() */
 };
 
 /* The tracee a slot of the threads map holds. */
@@ -295,6 +296,10 @@ handle_stop(struct tracer *t, struct tracee *tr, int status)
 		identify_newborn(t, tr);
 	if (!tr->pid)
 		return;		/* its parent's event or its death will tell */
+	if (tr->interrupt_wanted) {
+		tr->interrupt_wanted = false;
+		t->ops->interrupted(t->ctx, tr->pid, tr->tid);
+	}
 
 	if (event == PTRACE_EVENT_STOP) {
 		/*
@@ -321,8 +326,12 @@ static void
 handle_death(struct tracer *t, struct tracee *tr, int status)
 {
 	pid_t pid = tr->pid, tid = tr->tid;
+	bool interrupted = tr->interrupt_wanted;
 
 	drop(t, tr);
+	/* The stop it was asked for will not come; its process lives on. */
+	if (interrupted && tid != pid)
+		t->ops->interrupted(t->ctx, pid, tid);
 	if (tid == t->root)
 		t->root_status = status;
 	/* The leader is reported only once its whole group is gone. */
@@ -352,6 +361,19 @@ tracer_forget_vanished(struct tracer *t)
 	}
 	free(gone);
 	return n;
+}
+
+bool
+tracer_interrupt(struct tracer *t, pid_t tid)
+{
+	struct tracee *tr = find(t, tid);
+
+	if (!tr || !tr->pid || tr->state != TRACEE_RUNNING)
+		return false;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) && errno != ESRCH)
+		perror_msg("ptrace(INTERRUPT) of %d", tid);
+	tr->interrupt_wanted = true;
+	return true;
 }
 
 void

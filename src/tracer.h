@@ -31,6 +31,8 @@ struct tracer_ops {
 	 * wait for, and memsup never saw it go: its entry was wrong.
 	 */
 	void (*thread_vanished)(void *ctx, pid_t pid, pid_t tid);
+	/* Thread tid of pid stopped, as tracer_interrupt() asked. */
+	void (*interrupted)(void *ctx, pid_t pid, pid_t tid);
 };
 
 struct tracer {
@@ -67,6 +69,13 @@ bool tracer_done(const struct tracer *t);
  * the tree has been quiet for a while.  Returns how many it dropped.
  */
 size_t tracer_forget_vanished(struct tracer *t);
+
+/*
+ * Stops thread tid, if it runs, and calls ops->interrupted at its next
+ * stop.  Returns false, and asks for nothing, when tid is not running
+ * code memsup knows of: not in the tree, stopped, or not identified yet.
+ */
+bool tracer_interrupt(struct tracer *t, pid_t tid);
 
 /*
  * The pressure hold: interrupts every running thread and keeps every stop

@@ -23,6 +23,8 @@ static struct {
 	pid_t exited_pid[4];
 	int exit_status[4];
 	pid_t vanished_pid, vanished_tid;
+	unsigned int interrupted;
+	pid_t interrupted_pid, interrupted_tid;
 } told;
 
 static void
@@ -67,6 +69,14 @@ on_vanished(void *ctx, pid_t pid, pid_t tid)
 	told.vanished_tid = tid;
 }
 
+static void
+on_interrupted(void *ctx, pid_t pid, pid_t tid)
+{
+	told.interrupted++;
+	told.interrupted_pid = pid;
+	told.interrupted_tid = tid;
+}
+
 static const struct tracer_ops ops = {
 	.process_forked = on_forked,
 	.thread_started = on_started,
@@ -74,6 +84,7 @@ static const struct tracer_ops ops = {
 	.process_exited = on_exited,
 	.breakpoint = on_breakpoint,
 	.thread_vanished = on_vanished,
+	.interrupted = on_interrupted,
 };
 
 /* Skips the file, but not where CI wants every privileged test to run. */
@@ -237,12 +248,50 @@ forget_vanished(void)
 	tracer_free(&t);
 }
 
+/*
+ * tracer_interrupt: a running thread is stopped and told of once, then
+ * resumed; nothing is asked of a thread the tracer does not know.
+ */
+static void
+interrupt(void)
+{
+	struct tracer t;
+	int release, status;
+	pid_t pid;
+
+	memset(&told, 0, sizeof(told));
+	tracer_init(&t, &ops, NULL);
+	pid = start_forker(false, &release);
+	tracer_add_root(&t, pid);
+
+	tap_ok(!tracer_interrupt(&t, pid + 100000), "interrupt: a thread not in the tree is not asked");
+	tap_ok(tracer_interrupt(&t, pid), "interrupt: the running root is asked");
+	if (waitpid(pid, &status, __WALL) != pid)
+		tap_bail("waitpid: %s", strerror(errno));
+	tap_eq_u64((unsigned)status >> 16, PTRACE_EVENT_STOP, "interrupt: it stops");
+	tracer_handle(&t, pid, status);
+	tap_ok(told.interrupted == 1 && told.interrupted_pid == pid &&
+	       told.interrupted_tid == pid, "interrupt: its stop is told once, with its pid and tid");
+
+	/* Resumed, its read of the gate goes on. */
+	if (write(release, "", 1) != 1)
+		tap_bail("write: %s", strerror(errno));
+	close(release);
+	run_to_end(&t);
+	tap_ok(told.exited == 2 && told.exited_pid[1] == pid &&
+	       WIFEXITED(told.exit_status[1]) && WEXITSTATUS(told.exit_status[1]) == 0,
+	       "interrupt: it runs on to its exit 0");
+	tap_eq_u64(told.interrupted, 1, "interrupt: no later stop is told as one");
+	tracer_free(&t);
+}
+
 int
 main(void)
 {
-	tap_plan(2 * 10 + 7);
+	tap_plan(2 * 10 + 7 + 6);
 	child_reaped_before_parent_event(false);
 	child_reaped_before_parent_event(true);
 	forget_vanished();
+	interrupt();
 	return tap_done();
 }
