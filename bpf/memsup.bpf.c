@@ -61,6 +61,7 @@ struct {
 extern bool bpf_session_is_return(void) __ksym __weak;
 
 #include "pressure.bpf.h"
+#include "mapping-watch.bpf.h"
 
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;

@@ -172,4 +172,10 @@ struct ms_region_event {
 	char name[MS_REGION_NAME_MAX];
 };
 
+/* memsup -p: thread tid of process pid maps an executable file. */
+struct ms_mapping_wake {
+	__u32 pid;
+	__u32 tid;
+};
+
 #endif /* MEMSUP_BPF_SHARED_H */

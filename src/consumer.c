@@ -167,6 +167,17 @@ on_wakeup(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int
+on_mapping_wake(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	const struct ms_mapping_wake *w = data;
+
+	if (size >= sizeof(*w))
+		c->on_mapping(c->sink_ctx, (pid_t)w->pid, (pid_t)w->tid);
+	return 0;
+}
+
 /*
  * Opens and loads the programs for one way of attaching: session links,
  * or a perf link per probe.
@@ -205,6 +216,7 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 		bpf_program__set_autoload(skel->progs.alloc_session, session_links);
 		bpf_program__set_autoload(skel->progs.alloc_enter, !session_links);
 		bpf_program__set_autoload(skel->progs.alloc_exit, !session_links);
+		bpf_program__set_autoload(skel->progs.mapping_watch, cfg->on_mapping != NULL);
 	}
 	if (err)
 		goto fail;
@@ -282,15 +294,35 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		return err;
 	}
 
+	/*
+	 * A mapping wake first: the thread that mapped code is stopped
+	 * before anything else is drained, while its dynamic linker may
+	 * still be adding the library.
+	 */
 	*what = "set up the ring buffers";
-	c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
-	if (!c->ring) {
-		err = -errno;
-		goto fail;
+	if (cfg->on_mapping) {
+		c->on_mapping = cfg->on_mapping;
+		c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.mapping_wakes),
+					   on_mapping_wake, c, NULL);
+		err = c->ring ? ring_buffer__add(c->ring, bpf_map__fd(c->skel->maps.events),
+						 on_event, c) : -errno;
+	} else {
+		c->ring = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+		err = c->ring ? 0 : -errno;
 	}
+	if (err)
+		goto fail;
 	err = ring_buffer__add(c->ring, bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c);
 	if (err)
 		goto fail;
+	if (cfg->on_mapping) {
+		*what = "watch the processes' mappings";
+		c->skel->links.mapping_watch = bpf_program__attach(c->skel->progs.mapping_watch);
+		if (!c->skel->links.mapping_watch) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	return 0;
 
 fail:
@@ -394,6 +426,12 @@ uint64_t
 consumer_lost_records(const struct consumer *c)
 {
 	return __atomic_load_n(&c->skel->bss->lost_records, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumer_missed_mapping_wakes(const struct consumer *c)
+{
+	return __atomic_load_n(&c->skel->bss->missed_mapping_wakes, __ATOMIC_RELAXED);
 }
 
 uint64_t

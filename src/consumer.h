@@ -21,6 +21,8 @@ struct unwind_stats;
 struct unwinder;
 
 typedef void (*record_sink)(void *ctx, const struct record *r);
+/* Thread tid of process pid maps an executable file. */
+typedef void (*mapping_sink)(void *ctx, pid_t pid, pid_t tid);
 
 /* How probes are attached: see process_probes_attach(). */
 enum probe_links {
@@ -42,6 +44,7 @@ struct consumer {
 	struct stack_table stacks;	/* the stacks sent so far */
 	unsigned int stack_depth;
 	struct unwinder *unwinder;	/* of stack copies */
+	mapping_sink on_mapping;
 };
 
 struct consumer_config {
@@ -58,6 +61,11 @@ struct consumer_config {
 	bool probes_only;		/* record nothing: the probes' own cost */
 	/* What the processes map, kept current by the caller: copies are unwound through it. */
 	struct address_spaces *spaces;
+	/*
+	 * Given, the tracked processes' executable file mappings are told
+	 * to it (with the sink's context) as the records are drained.
+	 */
+	mapping_sink on_mapping;
 };
 
 /*
@@ -77,6 +85,8 @@ int consumer_drain(struct consumer *c);
  * what a process did before a stop the supervisor observed at that time.
  */
 int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
+/* Mapping wakes lost for want of room since the capture started. */
+uint64_t consumer_missed_mapping_wakes(const struct consumer *c);
 /* Drops any allocator call tid left half-done (new thread, exec). */
 void consumer_forget_thread(struct consumer *c, pid_t tid);
 

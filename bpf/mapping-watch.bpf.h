@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * How memsup -p learns of the libraries a process maps: a process memsup
+ * attached to must keep nothing of memsup's should memsup die, so it gets
+ * no breakpoint in its dynamic linker (doc/design.md, "Libraries").
+ * Instead, an executable file mapping made by a tracked process wakes the
+ * supervisor, which interrupts the thread and probes what it maps at its
+ * stop.  The kernel removes this program with memsup's descriptors.
+ *
+ * A raw tracepoint, not fentry on the mmap path: these machines refuse
+ * BPF trampolines (EPERM at load), and the syscall tracepoints' ids are
+ * found through tracefs, which need not be mounted.
+ */
+#ifndef MEMSUP_MAPPING_WATCH_BPF_H
+#define MEMSUP_MAPPING_WATCH_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+#define MS_NR_MMAP 9		/* x86_64 */
+#define MS_PROT_EXEC 0x4
+#define MS_MAP_ANONYMOUS 0x20
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} mapping_wakes SEC(".maps");
+
+/* Wakes that found no room: the supervisor then looks at every process. */
+__u64 missed_mapping_wakes;
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(mapping_watch, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid;
+	__u32 tgid;
+	struct ms_mapping_wake *wake;
+
+	if (id != MS_NR_MMAP)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	tgid = pid_tgid >> 32;
+	if (!bpf_map_lookup_elem(&tracked, &tgid) ||
+	    !(PT_REGS_PARM3_CORE_SYSCALL(regs) & MS_PROT_EXEC) ||
+	    (PT_REGS_PARM4_CORE_SYSCALL(regs) & MS_MAP_ANONYMOUS))
+		return 0;
+	wake = bpf_ringbuf_reserve(&mapping_wakes, sizeof(*wake), 0);
+	if (!wake) {
+		__sync_fetch_and_add(&missed_mapping_wakes, 1);
+		return 0;
+	}
+	wake->pid = tgid;
+	wake->tid = (__u32)pid_tgid;
+	bpf_ringbuf_submit(wake, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+#endif
