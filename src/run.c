@@ -45,6 +45,7 @@ struct traced_process {
 	struct process_probes probes;
 	struct dl_hook hook;
 	struct u64map mapped;		/* recorded mappings: start -> inode */
+	bool rescan_due;		/* memsup -p: it mapped code, not looked at yet */
 };
 
 struct session {
@@ -60,6 +61,8 @@ struct session {
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	uint64_t vanished;		/* threads gone without a report */
+	bool rescans_due;		/* some process's rescan_due is set */
+	uint64_t missed_wakes_seen;	/* consumer_missed_mapping_wakes() */
 	uint64_t last_report_ns;	/* when a wait status last came */
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
@@ -187,12 +190,20 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 	int err;
 
 	probe_mapped_files(s, pid, tp);
-	err = dl_hook_arm(pid, &tp->hook, &why);
-	if (err && !proc_exiting(pid)) {
-		error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
-			  "the libraries it loads are not traced", pid, why,
-			  strerror(-err));
-		s->untraced++;
+	/*
+	 * A process memsup attached to keeps nothing of memsup's: its
+	 * mappings are watched instead, and its dynamic linker only read.
+	 */
+	if (s->attached) {
+		dl_hook_find(pid, &tp->hook, &why);
+	} else {
+		err = dl_hook_arm(pid, &tp->hook, &why);
+		if (err && !proc_exiting(pid)) {
+			error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
+				  "the libraries it loads are not traced", pid, why,
+				  strerror(-err));
+			s->untraced++;
+		}
 	}
 	exe = tp->targets.exe;
 	if (exe && !exe->dynamic && !exe->ncalls && !tp->hook.addr)
@@ -203,27 +214,62 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 }
 
 /*
- * Only tracked processes may raise the pressure latch.  One that cannot
- * be tracked voids the promise that pressure loses nothing, so it fails
- * the capture like a lost record.
+ * memsup -p: pid has mapped code, and the thread that did is stopped or
+ * cannot run.  What its dynamic linker is still adding has not run yet;
+ * a library added before this look may have called its own allocator
+ * functions unseen (its constructors, say), and the user is told.
+ */
+static void
+probe_mapped_late(struct session *s, pid_t pid, struct traced_process *tp)
+{
+	bool adding = dl_hook_adding(pid, &tp->hook);
+	size_t i = tp->probes.ntargets;
+
+	tp->rescan_due = false;
+	probe_mapped_files(s, pid, tp);
+	for (; !adding && i < tp->probes.ntargets; i++) {
+		const struct probe_target *t = tp->probes.per_target[i].target;
+
+		if (!t->ncalls)
+			continue;
+		warning_msg("process %d: %s was probed only after its code could "
+			    "run: calls to its allocator functions before that are "
+			    "not in the capture", pid, t->path);
+	}
+}
+
+/*
+ * The tracked set: only processes in it may raise the pressure latch,
+ * and under memsup -p only theirs are the mappings watched.  One that
+ * cannot be tracked voids the promise that pressure loses nothing, or
+ * has the libraries it loads untraced, so it fails the capture like a
+ * lost record.
  */
 static void
 track(struct session *s, pid_t pid)
 {
+	char why[96];
 	int err;
 
-	if (!s->pressure.timeout_ns)
+	if (!s->pressure.timeout_ns && !s->attached)
 		return;
 	err = consumer_track(&s->consumer, pid);
 	if (!err)
 		return;
-	s->unstoppable++;
 	if (err == -E2BIG)
-		error_msg("process %d cannot ask for pressure stops: the tracked "
-			  "set is full (--max-processes=%zu)", pid, s->max_processes);
+		snprintf(why, sizeof(why), "the tracked set is full (--max-processes=%zu)",
+			 s->max_processes);
 	else
-		error_msg("process %d cannot ask for pressure stops: %s", pid,
-			  strerror(-err));
+		snprintf(why, sizeof(why), "%s", strerror(-err));
+	if (s->pressure.timeout_ns) {
+		error_msg("process %d cannot ask for pressure stops: %s", pid, why);
+		s->unstoppable++;
+	}
+	if (s->attached) {
+		error_msg("process %d: the libraries it loads cannot be watched, "
+			  "and are not traced: %s", pid, why);
+		s->untraced++;
+	}
 }
 
 static void
@@ -372,6 +418,54 @@ on_thread_vanished(void *ctx, pid_t pid, pid_t tid)
 	s->vanished++;
 }
 
+static void
+on_interrupted(void *ctx, pid_t pid, pid_t tid)
+{
+	struct session *s = ctx;
+	struct u64map_slot *slot = u64map_find(&s->processes, (uint64_t)pid);
+
+	if (slot)
+		probe_mapped_late(s, pid, (struct traced_process *)(uintptr_t)slot->value);
+}
+
+/*
+ * memsup -p, from a drain: tid maps code.  It is stopped to be looked at;
+ * one that cannot be stopped is looked at after the drain.
+ */
+static void
+on_mapping(void *ctx, pid_t pid, pid_t tid)
+{
+	struct session *s = ctx;
+	struct u64map_slot *slot = u64map_find(&s->processes, (uint64_t)pid);
+
+	if (!slot || tracer_interrupt(&s->tracer, tid))
+		return;
+	((struct traced_process *)(uintptr_t)slot->value)->rescan_due = true;
+	s->rescans_due = true;
+}
+
+/*
+ * The rescans the drains asked for; every process when a wake found no
+ * room in its ring.
+ */
+static void
+rescan_when_due(struct session *s)
+{
+	uint64_t missed = consumer_missed_mapping_wakes(&s->consumer);
+	struct u64map_slot *slot;
+
+	if (!s->rescans_due && missed == s->missed_wakes_seen)
+		return;
+	u64map_foreach(&s->processes, slot) {
+		struct traced_process *tp = (struct traced_process *)(uintptr_t)slot->value;
+
+		if (tp->rescan_due || missed != s->missed_wakes_seen)
+			probe_mapped_late(s, (pid_t)slot->key, tp);
+	}
+	s->rescans_due = false;
+	s->missed_wakes_seen = missed;
+}
+
 static const struct tracer_ops session_tracer_ops = {
 	.process_forked = on_process_forked,
 	.thread_started = on_thread_started,
@@ -379,6 +473,7 @@ static const struct tracer_ops session_tracer_ops = {
 	.process_exited = on_process_exited,
 	.breakpoint = on_breakpoint,
 	.thread_vanished = on_thread_vanished,
+	.interrupted = on_interrupted,
 };
 
 static void
@@ -590,8 +685,10 @@ trace_until_done(struct session *s, int sfd)
 		}
 		pressure_step(&s->pressure, &s->tracer, &s->consumer,
 			      consumer_now(&s->consumer));
-		if (s->attached)
+		if (s->attached) {
+			rescan_when_due(s);
 			detach_when_due(s);
+		}
 		forget_vanished_when_quiet(s);
 		show_status(s);
 	}
@@ -846,6 +943,8 @@ run_capture(const struct run_options *o)
 	address_spaces_init(&s.spaces);
 	bpf = o->bpf;
 	bpf.spaces = &s.spaces;
+	if (o->attach_pid)
+		bpf.on_mapping = on_mapping;
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
 	status_init(&s.status, stderr, !o->quiet);
 	s.max_processes = o->bpf.max_processes;

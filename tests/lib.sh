@@ -153,6 +153,20 @@ capture() {
 	status=$?
 }
 
+# status_of PID FIELD: a field of /proc/PID/status.
+status_of() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# wait_traced PID: until PID has a tracer, for at most 30 s.
+wait_traced() {
+	_i=0
+	while [ "$(status_of "$1" TracerPid)" = 0 ] && [ $_i -lt 600 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+
 # normalize < events: the records inside the marker regions (see
 # tests/fixtures/fixture.h), with processes named P1, P2... and blocks
 # A1, A2... in order of appearance.  A block's name lives from the call
