@@ -37,7 +37,7 @@ int BPF_PROG(mapping_watch, struct pt_regs *regs, long id)
 
 	if (id != MS_NR_MMAP)
 		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
+	pid_tgid = current_pid_tgid();
 	tgid = pid_tgid >> 32;
 	if (!bpf_map_lookup_elem(&tracked, &tgid) ||
 	    !(PT_REGS_PARM3_CORE_SYSCALL(regs) & MS_PROT_EXEC) ||

@@ -60,6 +60,7 @@ struct {
 
 extern bool bpf_session_is_return(void) __ksym __weak;
 
+#include "pid-namespace.bpf.h"
 #include "pressure.bpf.h"
 #include "mapping-watch.bpf.h"
 
@@ -319,7 +320,7 @@ argument(const struct arguments *a, __u32 n)
 static __always_inline int
 call_entered(struct pt_regs *ctx, __u64 shape)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	__u32 call = MS_SHAPE_CALL(shape), count_arg = MS_SHAPE_COUNT(shape);
 	__u64 sp = PT_REGS_SP(ctx), ptr, size;
@@ -356,7 +357,7 @@ call_entered(struct pt_regs *ctx, __u64 shape)
 static __always_inline int
 call_returned(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct pending_call *pc = bpf_map_lookup_elem(&pending, &tid);
 	__u64 ret = PT_REGS_RC(ctx);
@@ -437,7 +438,7 @@ extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_p
 SEC("usdt")
 int BPF_USDT(region_mark, const char *name)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid();
 	struct ms_region_event rec;
 	long n;
 

@@ -202,6 +202,7 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 	skel->rodata->stack_copy_bytes = cfg->stack_copy_bytes;
 	skel->rodata->stack_room_bytes = cfg->stack_room_bytes;
 	skel->rodata->probes_only = cfg->probes_only;
+	skel->rodata->pidns_inum = cfg->pidns_inum;
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);

@@ -61,6 +61,8 @@ struct consumer_config {
 	bool probes_only;		/* record nothing: the probes' own cost */
 	/* What the processes map, kept current by the caller: copies are unwound through it. */
 	struct address_spaces *spaces;
+	/* memsup's PID namespace (proc_own_pid_namespace): the ids BPF gives. */
+	unsigned int pidns_inum;
 	/*
 	 * Given, the tracked processes' executable file mappings are told
 	 * to it (with the sink's context) as the records are drained.

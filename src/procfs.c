@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -46,6 +47,24 @@ proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	}
 	fclose(f);
 	return n;
+}
+
+int
+proc_own_pid_namespace(unsigned int *inum)
+{
+	char self[32];
+	struct stat st;
+	ssize_t len = readlink("/proc/self", self, sizeof(self) - 1);
+
+	if (len < 0)
+		return -errno;
+	self[len] = '\0';
+	if (atoi(self) != getpid())
+		return -EXDEV;
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*inum = (unsigned int)st.st_ino;
+	return 0;
 }
 
 bool

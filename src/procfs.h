@@ -40,6 +40,13 @@ int proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	__attribute__((format(scanf, 3, 4)));
 
 /*
+ * The inode of memsup's own PID namespace.  Returns 0, -EXDEV when /proc
+ * is another namespace's (its pids are not those memsup's children
+ * have), or another negative errno.
+ */
+int proc_own_pid_namespace(unsigned int *inum);
+
+/*
  * pid is gone or on its way out (PF_EXITING): whatever it runs or maps
  * no longer matters.
  */

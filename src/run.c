@@ -798,7 +798,7 @@ exit_status_of(int wait_status)
 }
 
 static int
-check_environment(void)
+check_environment(struct consumer_config *bpf)
 {
 	char missing[128];
 	int err = check_capabilities(missing, sizeof(missing));
@@ -811,6 +811,19 @@ check_environment(void)
 	if (check_kernel_btf()) {
 		error_msg("this kernel exposes no BTF (/sys/kernel/btf/vmlinux); "
 			  "memsup needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -1;
+	}
+	/* BPF names tasks by memsup's PID namespace; /proc must too. */
+	err = proc_own_pid_namespace(&bpf->pidns_inum);
+	if (err == -EXDEV) {
+		error_msg("/proc is not of memsup's PID namespace, in which memsup "
+			  "is process %d: mount a /proc of its own there (as "
+			  "unshare --pid --fork --mount-proc does)", getpid());
+		return -1;
+	}
+	if (err) {
+		error_msg("cannot tell memsup's PID namespace from /proc/self: %s",
+			  strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -953,7 +966,7 @@ run_capture(const struct run_options *o)
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 
-	if (check_environment())
+	if (check_environment(&bpf))
 		goto out;
 	if (workload_user_resolve(&wu, o->user, o->keep_root, &what)) {
 		error_msg("cannot run the workload as %s: %s",

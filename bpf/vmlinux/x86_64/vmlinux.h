@@ -83,8 +83,28 @@ struct pt_regs {
 	unsigned long ss;
 };
 
+struct ns_common {
+	unsigned int inum;
+};
+
+struct pid_namespace {
+	struct ns_common ns;
+};
+
+struct upid {
+	int nr;
+	struct pid_namespace *ns;
+};
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[];
+};
+
 struct task_struct {
 	unsigned int ptrace;
+	struct pid *thread_pid;
+	struct task_struct *group_leader;
 };
 
 struct vm_area_struct {
