@@ -30,8 +30,10 @@ address_spaces_free(struct address_spaces *a)
 	u64map_foreach(&a->by_pid, slot)
 		space_free((struct address_space *)(uintptr_t)slot->value);
 	u64map_free(&a->by_pid);
-	for (i = 0; i < a->nmodules; i++)
+	for (i = 0; i < a->nmodules; i++) {
 		free(a->modules[i].path);
+		free(a->modules[i].open_path);
+	}
 	free(a->modules);
 }
 
@@ -64,6 +66,8 @@ module_of(struct address_spaces *a, const struct record *r)
 	}
 	a->modules = xreallocarray(a->modules, a->nmodules + 1, sizeof(*a->modules));
 	a->modules[a->nmodules].path = xstrdup(r->mapping.path);
+	a->modules[a->nmodules].open_path = r->mapping.open_path ?
+					    xstrdup(r->mapping.open_path) : NULL;
 	memcpy(a->modules[a->nmodules].build_id, r->mapping.build_id, BUILD_ID_MAX);
 	a->modules[a->nmodules].build_id_len = r->mapping.build_id_len;
 	return ++a->nmodules;

@@ -16,6 +16,7 @@
 /* A file some process mapped, as a MAPPING record named it. */
 struct space_module {
 	char *path;
+	char *open_path;	/* where it opens, if not at path; NULL */
 	uint8_t build_id[BUILD_ID_MAX];
 	uint8_t build_id_len;
 };

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -47,7 +48,7 @@ interpreter_base(pid_t pid, uint64_t *base)
 /* The file that holds the dynamic linker, and where it is loaded. */
 struct linker {
 	uint64_t at_base;	/* the interpreter's AT_BASE, or 0 */
-	char exe[4096];		/* without an interpreter: the program */
+	ino_t exe;		/* without an interpreter: the program's inode */
 	uint64_t start;		/* of its mapping at file offset 0 */
 	char path[4096];
 };
@@ -58,10 +59,10 @@ find_linker_file(void *ctx, const struct proc_mapping *m)
 	struct linker *l = ctx;
 
 	if (m->offset != 0 ||
-	    (l->at_base ? m->start != l->at_base : strcmp(m->path, l->exe) != 0))
+	    (l->at_base ? m->start != l->at_base : m->ino != l->exe))
 		return 0;
 	l->start = m->start;
-	snprintf(l->path, sizeof(l->path), "%s", m->path);
+	snprintf(l->path, sizeof(l->path), "%s", m->open_path);
 	return 1;
 }
 
@@ -140,8 +141,10 @@ mem_access(pid_t pid, uint64_t addr, void *buf, size_t len, bool store)
 int
 dl_hook_find(pid_t pid, struct dl_hook *h, const char **why)
 {
-	struct linker l = { .exe = "" };
+	struct linker l = { .exe = 0 };
 	struct linker_symbols ls;
+	char exe[64];
+	struct stat st;
 	int err;
 
 	memset(h, 0, sizeof(*h));
@@ -153,8 +156,10 @@ dl_hook_find(pid_t pid, struct dl_hook *h, const char **why)
 	 * for static dlopen, or none.
 	 */
 	if (!err && !l.at_base) {
-		*why = "cannot read its executable's name";
-		err = proc_exe_path(pid, l.exe, sizeof(l.exe));
+		*why = "cannot read its executable";
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+		err = stat(exe, &st) ? -errno : 0;
+		l.exe = st.st_ino;
 	}
 	if (err)
 		return err;

@@ -76,7 +76,8 @@ record_mapping(void *ctx, const struct proc_mapping *m)
 	r.mapping.end = m->end;
 	r.mapping.offset = m->offset;
 	r.mapping.path = m->path;
-	b = build_id_of(m->path);
+	r.mapping.open_path = m->open_path != m->path ? m->open_path : NULL;
+	b = build_id_of(m->open_path);
 	if (b) {
 		r.mapping.build_id_len = b->len;
 		memcpy(r.mapping.build_id, b->bytes, b->len);

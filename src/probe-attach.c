@@ -161,14 +161,17 @@ static int
 attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	      bool session_links, pid_t pid, const struct image_targets *it)
 {
-	char exe[64];
+	char link[64];
 	const char *path = tl->target->path;
 	int err;
 
 	/* The executable's path may name another file by now. */
 	if (tl->target == it->exe) {
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-		path = exe;
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		path = link;
+	} else if (tl->target->fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", tl->target->fd);
+		path = link;
 	}
 	tl->fd = -1;
 	tl->links = NULL;

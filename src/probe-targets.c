@@ -181,7 +181,7 @@ cached_target(const struct stat *st)
  * runs even if its path was replaced since).
  */
 static int
-resolve_target(const char *scan_path, const char *display_path,
+resolve_target(const char *scan_path, const char *display_path, bool keep_open,
 	       struct probe_target **out)
 {
 	struct probe_target *t;
@@ -200,12 +200,15 @@ resolve_target(const char *scan_path, const char *display_path,
 		return -errno;
 	t = xcalloc(1, sizeof(*t));
 	err = probe_target_read(fd, t);
-	close(fd);
 	if (err) {
+		close(fd);
 		free(t->calls);
 		free(t);
 		return err;
 	}
+	t->fd = keep_open ? fd : -1;
+	if (!keep_open)
+		close(fd);
 	t->path = xstrdup(display_path);
 	cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
 	cache[ncache++] = t;
@@ -249,7 +252,7 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 		return 0;
 	/* m->path lives only as long as the callback. */
 	snprintf(ms->why, ms->why_size, "%s", m->path);
-	if (stat(m->path, &st)) {
+	if (stat(m->open_path, &st)) {
 		/* Replaced or removed on disk since it was mapped. */
 		ms->err = -errno;
 		return 1;
@@ -257,11 +260,11 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 	if (st.st_dev == ms->exe.st_dev && st.st_ino == ms->exe.st_ino) {
 		/* Through /proc/PID/exe, which names the very inode it runs. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", ms->pid);
-		err = resolve_target(exe, ms->exe_path, &t);
+		err = resolve_target(exe, ms->exe_path, false, &t);
 		if (!err)
 			out->exe = t;
 	} else {
-		err = resolve_target(m->path, m->path, &t);
+		err = resolve_target(m->open_path, m->path, m->open_path != m->path, &t);
 	}
 	if (err) {
 		ms->err = err;
@@ -328,6 +331,8 @@ probe_targets_release(void)
 	size_t i;
 
 	for (i = 0; i < ncache; i++) {
+		if (cache[i]->fd >= 0)
+			close(cache[i]->fd);
 		free(cache[i]->calls);
 		free(cache[i]->path);
 		free(cache[i]);

@@ -17,7 +17,8 @@
  * whether it marks regions (memsup/region.h).
  */
 struct probe_target {
-	char *path;
+	char *path;		/* as the process that mapped it first names it */
+	int fd;			/* open, to attach through: see image_targets_find() */
 	dev_t dev;
 	ino_t ino;
 	bool dynamic;		/* has an ELF interpreter */
@@ -51,7 +52,8 @@ int probe_target_read(int fd, struct probe_target *t);
  * Works out what to probe in what pid maps now (read from
  * /proc/PID/maps): every executable file mapping whose ELF symbols define
  * allocator functions or that marks regions, the executable (through
- * /proc/PID/exe) included.
+ * /proc/PID/exe) included.  A file memsup reaches at no path (a process
+ * of another root or mount namespace) is held open, as fd, else fd is -1.
  * Returns 0 or a negative errno; *why names the file at fault.
  */
 int image_targets_find(pid_t pid, struct image_targets *out, const char **why);

@@ -95,12 +95,42 @@ proc_exiting(pid_t pid)
 	return state == 'Z' || state == 'X' || (flags & pf_exiting);
 }
 
+/* Whether a and b name the same file, both found. */
+static bool
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Whether pid sees another file tree than memsup: another mount namespace
+ * or another root.  Its root, as memsup's /proc names it, goes in root,
+ * empty when it is "/".
+ */
+static bool
+other_file_tree(pid_t pid, char *root, size_t size)
+{
+	char ns[64], link[64];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", pid);
+	len = readlink(link, root, size - 1);
+	root[len > 1 ? len : 0] = '\0';
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
+	return access(ns, F_OK) == 0 &&
+	       (!same_file(ns, "/proc/self/ns/mnt") || !same_file(link, "/"));
+}
+
 int
 proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 		  void *ctx)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0;
+	char path[64], root[4096], map_file[96], *line = NULL;
+	size_t cap = 0, root_len;
+	bool elsewhere;
 	int ret = 0;
 	FILE *f;
 
@@ -108,6 +138,8 @@ proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	elsewhere = other_file_tree(pid, root, sizeof(root));
+	root_len = strlen(root);
 	while (!ret && getline(&line, &cap, f) > 0) {
 		struct proc_mapping m;
 		unsigned long long start, end, offset, ino;
@@ -126,7 +158,16 @@ proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 		m.exec = perms[2] == 'x';
 		m.dev = makedev(major, minor);
 		m.ino = (ino_t)ino;
-		m.path = line + name_at;
+		m.path = m.open_path = line + name_at;
+		if (elsewhere) {
+			snprintf(map_file, sizeof(map_file), "/proc/%d/map_files/%llx-%llx",
+				 pid, start, end);
+			m.open_path = map_file;
+			/* The path it has from its own root. */
+			if (root_len && !strncmp(m.path, root, root_len) &&
+			    m.path[root_len] == '/')
+				m.path += root_len;
+		}
 		ret = fn(ctx, &m);
 	}
 	free(line);

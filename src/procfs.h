@@ -14,7 +14,14 @@ struct proc_mapping {
 	bool exec;
 	dev_t dev;
 	ino_t ino;
-	const char *path;	/* valid during the callback */
+	/* Valid during the callback: */
+	const char *path;	/* as the process names it */
+	/*
+	 * Where memsup opens the very file mapped: path, or for a process
+	 * whose root or mount namespace is not memsup's, where path may
+	 * name nothing or another file, /proc/PID/map_files/START-END.
+	 */
+	const char *open_path;
 };
 
 /*

@@ -48,6 +48,8 @@ struct record {
 			uint8_t build_id_len;	/* 0: none */
 			uint8_t build_id[BUILD_ID_MAX];
 			const char *path;
+			/* Where the supervisor opens it, if not at path; not in the capture. */
+			const char *open_path;
 		} mapping;
 		struct {
 			uint32_t child;

@@ -150,7 +150,7 @@ file_open(struct unwind_file *f, const struct space_module *m)
 	size_t i, n;
 
 	f->state = FILE_UNUSABLE;
-	f->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	f->fd = open(m->open_path ? m->open_path : m->path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return;
 	f->elf = elf_open_fd(f->fd);
