@@ -866,6 +866,27 @@ print_unwinding(const struct unwind_stats *u)
 		(unsigned long long)u->unwound, (double)u->unwind_ns / 1e6);
 }
 
+/*
+ * A process whose calls came through BPF but never through the tracer
+ * (one that escaped ptrace) is untraced: nothing of it is known but its
+ * calls.
+ */
+static void
+count_unseen_processes(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->heap.nprocs; i++) {
+		const struct heap_process *p = s->heap.procs[i];
+
+		if (!p->untraced)
+			continue;
+		error_msg("process %u: its calls were recorded, but memsup never "
+			  "traced it (it escaped ptrace)", p->pid);
+		s->untraced++;
+	}
+}
+
 static int
 finish(struct session *s, const char *output, bool quiet)
 {
@@ -1017,6 +1038,7 @@ run_capture(const struct run_options *o)
 		perror_msg("tracing failed");
 		goto out;
 	}
+	count_unseen_processes(&s);
 	ret = finish(&s, output, o->quiet);
 
 out:
