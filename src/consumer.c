@@ -178,6 +178,31 @@ on_mapping_wake(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* libbpf's own messages for what is expected to fail on some machines. */
+static int
+quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/*
+ * The mmap tracepoint where tracefs says where it is, else the entry of
+ * every system call (bpf/mapping-watch.bpf.h).
+ */
+static int
+watch_mappings(struct memsup_bpf *skel)
+{
+	libbpf_print_fn_t print = libbpf_set_print(quiet_libbpf);
+
+	skel->links.mapping_watch = bpf_program__attach(skel->progs.mapping_watch);
+	libbpf_set_print(print);
+	if (skel->links.mapping_watch)
+		return 0;
+	skel->links.mapping_watch_any_syscall =
+		bpf_program__attach(skel->progs.mapping_watch_any_syscall);
+	return skel->links.mapping_watch_any_syscall ? 0 : -errno;
+}
+
 /*
  * Opens and loads the programs for one way of attaching: session links,
  * or a perf link per probe.
@@ -218,6 +243,8 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 		bpf_program__set_autoload(skel->progs.alloc_enter, !session_links);
 		bpf_program__set_autoload(skel->progs.alloc_exit, !session_links);
 		bpf_program__set_autoload(skel->progs.mapping_watch, cfg->on_mapping != NULL);
+		bpf_program__set_autoload(skel->progs.mapping_watch_any_syscall,
+					  cfg->on_mapping != NULL);
 	}
 	if (err)
 		goto fail;
@@ -232,13 +259,6 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 fail:
 	memsup_bpf__destroy(skel);
 	return err;
-}
-
-/* libbpf's own messages for the load expected to fail on older kernels. */
-static int
-quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
 }
 
 /*
@@ -318,11 +338,9 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		goto fail;
 	if (cfg->on_mapping) {
 		*what = "watch the processes' mappings";
-		c->skel->links.mapping_watch = bpf_program__attach(c->skel->progs.mapping_watch);
-		if (!c->skel->links.mapping_watch) {
-			err = -errno;
+		err = watch_mappings(c->skel);
+		if (err)
 			goto fail;
-		}
 	}
 	return 0;
 
