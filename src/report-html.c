@@ -239,16 +239,23 @@ print_ranking(FILE *out, const struct heap_model *h, const struct sites *s,
 			fputs("(no stack)", out);
 		for (f = 0; frames && f < nframes; f++) {
 			struct frame_name fn;
+			size_t k, nk;
 
-			frame_describe(z, s, frames[f], &fn);
-			if (f)
-				fputs("<br>", out);
-			markup_text(out, fn.function ? fn.function : fn.path, SIZE_MAX);
-			fprintf(out, "+0x%" PRIx64, fn.offset);
-			if (fn.where[0]) {
-				fputs(" (", out);
-				markup_text(out, fn.where, SIZE_MAX);
-				fputc(')', out);
+			for (k = 0, nk = 1; k < nk; k++) {
+				nk = frame_describe(z, s, frames[f], k, &fn);
+				if (f || k)
+					fputs("<br>", out);
+				markup_text(out, fn.function ? fn.function
+					    : fn.inlined ? "?" : fn.path, SIZE_MAX);
+				if (fn.inlined)
+					fputs(" (inlined)", out);
+				else
+					fprintf(out, "+0x%" PRIx64, fn.offset);
+				if (fn.where[0]) {
+					fputs(" (", out);
+					markup_text(out, fn.where, SIZE_MAX);
+					fputc(')', out);
+				}
 			}
 		}
 		fputs("</td></tr>\n", out);

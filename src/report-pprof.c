@@ -181,41 +181,51 @@ function_id(struct profile *pr, const char *name, const char *source)
 	return pr->nfunctions;
 }
 
-/* The location of a frame: its mapping, address and, if named, function and line. */
+/*
+ * The location of a frame: its mapping, address and, if named, a line
+ * per function, innermost first, as profile.proto puts inlined calls.
+ */
 static uint64_t
 location_id(struct profile *pr, const struct sites *s, struct symbolizer *z,
 	    uint64_t frame)
 {
 	struct u64map_slot *slot = u64map_find(&pr->locations, frame + 1);
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	struct pb location = { 0 };
 	struct frame_name f;
-	uint64_t id, function;
+	uint64_t id;
+	size_t k, nk;
 
 	if (slot)
 		return slot->value;
 	if (module && !pr->mapped[module - 1])
 		add_mapping(pr, s, module);
-	frame_describe(z, s, frame, &f);
-	/* "file:line": the file goes to the function, the line to the location. */
-	if (f.function) {
-		char *colon = strrchr(f.where, ':');
-		uint64_t line = colon ? strtoull(colon + 1, NULL, 10) : 0;
+	id = ++pr->nlocations;
+	pb_uint(&location, LOCATION_ID, id);
+	if (module)
+		pb_uint(&location, LOCATION_MAPPING_ID, module);
+	pb_uint(&location, LOCATION_ADDRESS, frame);
+	for (k = 0, nk = 1; k < nk; k++) {
+		char file[4200], *colon;
+		uint64_t line = 0;
 
-		if (colon)
+		nk = frame_describe(z, s, frame, k, &f);
+		if (!f.function)
+			continue;
+		/* "file:line": the file goes to the function, the line to the location. */
+		snprintf(file, sizeof(file), "%s", f.where);
+		if ((colon = strrchr(file, ':'))) {
 			*colon = '\0';
-		function = function_id(pr, f.function, f.where[0] ? f.where : NULL);
-		pb_uint(&pr->line, LINE_FUNCTION_ID, function);
+			line = strtoull(colon + 1, NULL, 10);
+		}
+		pb_uint(&pr->line, LINE_FUNCTION_ID,
+			function_id(pr, f.function, file[0] ? file : NULL));
 		if (line)
 			pb_uint(&pr->line, LINE_LINE, line);
+		pb_message(&location, LOCATION_LINE, &pr->line);
 	}
-	id = ++pr->nlocations;
-	pb_uint(&pr->sub, LOCATION_ID, id);
-	if (module)
-		pb_uint(&pr->sub, LOCATION_MAPPING_ID, module);
-	pb_uint(&pr->sub, LOCATION_ADDRESS, frame);
-	if (f.function)
-		pb_message(&pr->sub, LOCATION_LINE, &pr->line);
-	pb_message(&pr->body, PROFILE_LOCATION, &pr->sub);
+	pb_message(&pr->body, PROFILE_LOCATION, &location);
+	free(location.p);
 	u64map_put(&pr->locations, frame + 1, id);
 	return id;
 }

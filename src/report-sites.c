@@ -128,19 +128,48 @@ sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count)
 	return sites;
 }
 
-void
-frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
+size_t
+frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame, size_t k,
 	       struct frame_name *out)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	const struct symbol_name *names;
+	size_t n;
 
 	out->path = module ? s->spaces.modules[module - 1].path : "?";
-	out->function = symbolize(z, s, frame, &out->offset, &out->why, out->where,
-				  sizeof(out->where));
-	if (!out->function) {
-		out->offset = SITE_FRAME_OFFSET(frame);
-		out->where[0] = '\0';
+	names = symbolize(z, s, frame, &out->offset, &out->why, &n);
+	if (!names) {
+		*out = (struct frame_name){ .offset = SITE_FRAME_OFFSET(frame),
+					    .path = out->path, .why = out->why, .where = "" };
+		return 1;
 	}
+	if (k >= n)
+		k = n - 1;
+	out->function = names[k].function;
+	out->where = names[k].where;
+	out->inlined = k + 1 < n;
+	if (out->inlined)
+		out->offset = 0;
+	return n;
+}
+
+size_t
+frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
+	    uint64_t frame, size_t k)
+{
+	struct frame_name f;
+	size_t n = frame_describe(z, s, frame, k, &f);
+	const char *base;
+
+	if (f.function) {
+		snprintf(buf, size, "%s", f.function);
+	} else if (f.inlined) {
+		snprintf(buf, size, "?");
+	} else {
+		base = strrchr(f.path, '/');
+		snprintf(buf, size, "%s+0x%" PRIx64, base ? base + 1 : f.path, f.offset);
+	}
+	return n;
 }
 
 static void
@@ -149,6 +178,7 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 	struct frame_name f;
 	const uint64_t *frames;
 	uint32_t n, i;
+	size_t k, nk;
 
 	frames = sites_frames(s, site, &n);
 	if (!frames) {
@@ -156,16 +186,23 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		frame_describe(z, s, frames[i], &f);
-		if (f.function && f.where[0])
-			fprintf(out, "        %s+0x%" PRIx64 " (%s, %s)\n", f.function,
-				f.offset, f.where, f.path);
-		else if (f.function)
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.function,
-				f.offset, f.path);
-		else
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.path, f.offset,
-				f.why);
+		for (k = 0, nk = 1; k < nk; k++) {
+			nk = frame_describe(z, s, frames[i], k, &f);
+			if (!f.function && !f.inlined) {
+				fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.path,
+					f.offset, f.why);
+				continue;
+			}
+			if (f.inlined)
+				fprintf(out, "        %s (inlined, ",
+					f.function ? f.function : "?");
+			else
+				fprintf(out, "        %s+0x%" PRIx64 " (", f.function,
+					f.offset);
+			if (f.where[0])
+				fprintf(out, "%s, ", f.where);
+			fprintf(out, "%s)\n", f.path);
+		}
 	}
 }
 
