@@ -3,6 +3,7 @@
 #include "report-sites.h"
 #include "error.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "sites.h"
 #include "symbolize.h"
 
@@ -219,11 +220,15 @@ print_top(FILE *out, const struct heap_model *h, const struct sites *s,
 	for (i = 0; i < count && i < n; i++) {
 		const struct heap_site *st = &h->sites[order[i]];
 
-		fprintf(out, "  #%zu %" PRIu64 " allocations, %" PRIu64 " bytes; %"
-			PRIu64 " bytes live at the peak; %" PRIu64 " bytes leaked in %"
-			PRIu64 " blocks; %" PRIu64 " temporary\n", i + 1, st->allocs,
-			st->bytes_allocated, heap_site_peak_bytes(h, order[i]),
-			st->leaked_bytes, st->leaked_blocks, st->temporary);
+		char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
+		     t[HUMAN_MAX];
+
+		fprintf(out, "  #%zu %s allocation%s, %s; %s live at the peak; %s leaked "
+			"in %s block%s; %s temporary\n", i + 1, human_count(a, st->allocs),
+			plural(st->allocs), human_bytes(b, st->bytes_allocated),
+			human_bytes(c, heap_site_peak_bytes(h, order[i])),
+			human_bytes(d, st->leaked_bytes), human_count(e, st->leaked_blocks),
+			plural(st->leaked_blocks), human_count(t, st->temporary));
 		print_chain(out, s, z, order[i]);
 	}
 	free(order);

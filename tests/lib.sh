@@ -287,3 +287,16 @@ summary_field() {
 			sub("^    " field ": *", ""); print; exit
 		}' "$1"
 }
+
+# exact < TEXT: TEXT with its figures as a person reads them turned back
+# into exact ones: "19.1 MiB (20,012,176 bytes)" into "20012176 bytes",
+# "7,012" into "7012".
+exact() {
+	sed -E -e 's/[0-9.]+ [KMGTPE]iB \(([0-9,]+ bytes)\)/\1/g' \
+		-e ':a' -e 's/([0-9]),([0-9]{3})/\1\2/' -e 'ta'
+}
+
+# summary_exact FILE SECTION FIELD: summary_field's figure, exact.
+summary_exact() {
+	summary_field "$@" | exact
+}
