@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* Room for the longest: "1023.9 TiB (18,446,744,073,709,551,615 bytes)". */
+/* Room for the longest: "16.0 EiB (18,446,744,073,709,551,615 bytes)". */
 #define HUMAN_MAX 64
 
 /* "20,012,176". */
