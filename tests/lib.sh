@@ -259,12 +259,12 @@ normalize() {
 
 # lost NAME: the lost-records count of NAME's summary.
 lost() {
-	sed -n 's/^  lost records: *//p' "$work/$1.err"
+	sed -n 's/^  lost records: *//p' "$work/$1.err" | exact
 }
 
 # stops NAME: the pressure stops of NAME's summary (0 when there were none).
 stops() {
-	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err")
+	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err" | exact)
 	echo "${_stops:-0}"
 }
 
@@ -278,8 +278,9 @@ pairs_seen() {
 	memsup report --events "$work/$1.cap" | normalize | grep -c ' Malloc 16 '
 }
 
-# summary_field FILE SECTION FIELD: a value from a summary, where SECTION
-# is "whole tree" or "process PID" and FIELD e.g. "peak live heap".
+# summary_field FILE SECTION FIELD: a value from a summary, as shown,
+# where SECTION is "whole tree" (with more than one process), "process
+# PID" or "process" for the first, and FIELD e.g. "peak live heap".
 summary_field() {
 	awk -v section="$2" -v field="$3" '
 		/^  [^ ]/ { here = (index($0, "  " section) == 1) }
