@@ -137,11 +137,13 @@ frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame, size
 	const struct symbol_name *names;
 	size_t n;
 
-	out->path = module ? s->spaces.modules[module - 1].path : "?";
+	*out = (struct frame_name){
+		.path = module ? s->spaces.modules[module - 1].path : "?",
+		.where = "",
+	};
 	names = symbolize(z, s, frame, &out->offset, &out->why, &n);
 	if (!names) {
-		*out = (struct frame_name){ .offset = SITE_FRAME_OFFSET(frame),
-					    .path = out->path, .why = out->why, .where = "" };
+		out->offset = SITE_FRAME_OFFSET(frame);
 		return 1;
 	}
 	if (k >= n)

@@ -386,15 +386,29 @@ name_frame(const struct symbolizer *z, struct symbol_file *f, const struct symbo
 	return nf;
 }
 
+/* The functions of the call at addr, named once; NULL when in none. */
+static const struct named_frame *
+named_at(const struct symbolizer *z, struct symbol_file *f, uint64_t addr)
+{
+	struct u64map_slot *slot = u64map_find(&f->named, addr + 1);
+	struct symbol *sym;
+
+	if (slot)
+		return &f->frames[slot->value - 1];
+	if (!(sym = (struct symbol *)find_symbol(f, addr)))
+		return NULL;
+	if (!sym->demangled)
+		demangle(sym);
+	return name_frame(z, f, sym, addr);
+}
+
 const struct symbol_name *
 symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	  uint64_t *offset, const char **why, size_t *n)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
 	const struct named_frame *nf;
-	struct u64map_slot *slot;
 	struct symbol_file *f;
-	struct symbol *sym;
 	uint64_t addr;
 
 	*n = 0;
@@ -414,24 +428,11 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	if (f->why)
 		return NULL;
 	/* A return address: the call is the instruction before it. */
-	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr)) {
+	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr) ||
+	    !(nf = named_at(z, f, addr - 1))) {
 		*why = "in no function";
 		f->unnamed++;
 		return NULL;
-	}
-	addr--;
-	slot = u64map_find(&f->named, addr + 1);
-	if (slot) {
-		nf = &f->frames[slot->value - 1];
-	} else {
-		if (!(sym = (struct symbol *)find_symbol(f, addr))) {
-			*why = "in no function";
-			f->unnamed++;
-			return NULL;
-		}
-		if (!sym->demangled)
-			demangle(sym);
-		nf = name_frame(z, f, sym, addr);
 	}
 	*offset = nf->offset;
 	*n = nf->n;
