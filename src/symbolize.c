@@ -3,6 +3,7 @@
 #include "symbolize.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "human-numbers.h"
 #include "names.h"
 #include "sites.h"
 #include "u64map.h"
@@ -442,6 +443,7 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 void
 symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sites *s)
 {
+	char count[HUMAN_MAX];
 	bool header = false;
 	uint32_t i;
 	uint8_t b;
@@ -464,7 +466,8 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 		if (f->why)
 			fprintf(out, "%s): %s\n", m->build_id_len ? "" : "none", f->why);
 		else
-			fprintf(out, "%s): exported names only, %" PRIu64 " frames in "
-				"none of them\n", m->build_id_len ? "" : "none", f->unnamed);
+			fprintf(out, "%s): exported names only, %s frame%s in none of "
+				"them\n", m->build_id_len ? "" : "none",
+				human_count(count, f->unnamed), plural(f->unnamed));
 	}
 }
