@@ -66,11 +66,14 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 	fputs("<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">process</th>"
 	      "<th class=\"l\">program</th><th class=\"l\">ended</th><th>allocations</th>"
 	      "<th>bytes allocated</th><th>frees</th><th>temporary</th><th>peak live heap</th>"
-	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n"
-	      "<tr><td class=\"l\">whole tree</td><td class=\"l\"></td><td class=\"l\"></td>",
-	      out);
-	stats_cells(out, &h->tree);
-	fputs("</tr>\n", out);
+	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n", out);
+	/* As in the text summary: one process's row would repeat the tree's. */
+	if (h->nprocs != 1) {
+		fputs("<tr><td class=\"l\">whole tree</td><td class=\"l\"></td>"
+		      "<td class=\"l\"></td>", out);
+		stats_cells(out, &h->tree);
+		fputs("</tr>\n", out);
+	}
 	for (i = 0; i < h->nprocs && i < TABLE_PROCESSES; i++) {
 		const struct heap_process *p = order[i];
 
