@@ -15,6 +15,7 @@
 #include "report-sites.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] A B\n"
+	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.\n"
 	      "\n"
@@ -39,6 +40,10 @@ usage(FILE *out)
 	      "                what ranks the chains, and the folded values: bytes\n"
 	      "                live at the peak (the default), bytes leaked, bytes\n"
 	      "                allocated, allocations, temporary allocations\n"
+	      "      --full-names\n"
+	      "                keep functions' template arguments, parameters\n"
+	      "                and return types (shortened by default:\n"
+	      "                std::vector<>::push_back())\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "  -h, --help    show this help and exit\n", out);
@@ -359,12 +364,14 @@ diff_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "full-names", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	const char *debug_dir = NULL;
+	bool full_names = false;
 	struct replay p[2];
 	struct chains c = { NULL, 0 };
 	unsigned long top = 10;
@@ -393,6 +400,9 @@ diff_main(int argc, char **argv)
 		case 'g':
 			debug_dir = optarg;
 			break;
+		case 'F':
+			full_names = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -407,8 +417,10 @@ diff_main(int argc, char **argv)
 		return MS_EXIT_FAILURE;
 	}
 
-	for (i = 0; i < 2 && !ret; i++, read++)
+	for (i = 0; i < 2 && !ret; i++, read++) {
 		ret = replay_read(&p[i], argv[optind + i], debug_dir, NULL, NULL);
+		p[i].symbolizer.full_names = full_names;
+	}
 	if (!ret) {
 		add_sites(&c, &p[0], 0);
 		add_sites(&c, &p[1], 1);

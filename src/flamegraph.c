@@ -60,22 +60,6 @@ child_named(struct ftree *t, uint32_t parent, const char *name)
 }
 
 static void
-frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
-	    uint64_t frame)
-{
-	struct frame_name f;
-	const char *base;
-
-	frame_describe(z, s, frame, &f);
-	if (f.function) {
-		snprintf(buf, size, "%s", f.function);
-	} else {
-		base = strrchr(f.path, '/');
-		snprintf(buf, size, "%s+0x%" PRIx64, base ? base + 1 : f.path, f.offset);
-	}
-}
-
-static void
 init_tree(struct ftree *t, bool diff)
 {
 	t->v = xcalloc(1, sizeof(*t->v));
@@ -96,7 +80,8 @@ build_tree(struct ftree *t, const struct heap_model *h, const struct sites *s,
 	for (site = 0; site < h->nsites; site++) {
 		uint64_t value = site_metric_value(h, site, m);
 		const uint64_t *frames;
-		uint32_t n = 0, i, node = 0;
+		uint32_t n = 0, i, node = 0, depth = 0;
+		size_t k, nk;
 
 		if (!value)
 			continue;
@@ -105,15 +90,18 @@ build_tree(struct ftree *t, const struct heap_model *h, const struct sites *s,
 		if (!frames || !n) {
 			node = child_named(t, 0, "[no stack]");
 			t->v[node].value += value;
-			n = 1;
+			depth = 1;
 		}
 		for (i = frames ? n : 0; i-- > 0;) {
-			frame_label(label, sizeof(label), z, s, frames[i]);
-			node = child_named(t, node, label);
-			t->v[node].value += value;
+			nk = frame_label(label, sizeof(label), z, s, frames[i], 0);
+			for (k = nk; k-- > 0; depth++) {
+				frame_label(label, sizeof(label), z, s, frames[i], k);
+				node = child_named(t, node, label);
+				t->v[node].value += value;
+			}
 		}
-		if (n > t->depth)
-			t->depth = n;
+		if (depth > t->depth)
+			t->depth = depth;
 	}
 }
 

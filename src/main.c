@@ -32,8 +32,9 @@ usage(FILE *out)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
 	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
-	      "       memsup report [--events] [--format=FORMAT] FILE\n"
-	      "       memsup diff [--format=FORMAT] A B\n"
+	      "       memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
+	      "                     [--full-names] FILE\n"
+	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"

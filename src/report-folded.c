@@ -2,6 +2,7 @@
 #include "config.h"
 #include "report-folded.h"
 #include "heap.h"
+#include "report-sites.h"
 #include "sites.h"
 
 #include <inttypes.h>
@@ -19,10 +20,10 @@ print_name(FILE *out, const char *name)
 void
 folded_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t site)
 {
-	struct frame_name f;
 	const uint64_t *frames;
 	uint32_t n = 0, i;
-	char offset[32];
+	char label[1024];
+	size_t k, nk;
 
 	frames = sites_frames(s, site, &n);
 	if (!frames || !n) {
@@ -30,18 +31,13 @@ folded_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t si
 		return;
 	}
 	for (i = n; i-- > 0;) {
-		frame_describe(z, s, frames[i], &f);
-		if (f.function) {
-			print_name(out, f.function);
-		} else {
-			const char *base = strrchr(f.path, '/');
-
-			print_name(out, base ? base + 1 : f.path);
-			snprintf(offset, sizeof(offset), "+0x%" PRIx64, f.offset);
-			fputs(offset, out);
+		nk = frame_label(label, sizeof(label), z, s, frames[i], 0);
+		for (k = nk; k-- > 0;) {
+			frame_label(label, sizeof(label), z, s, frames[i], k);
+			print_name(out, label);
+			if (i || k)
+				fputc(';', out);
 		}
-		if (i)
-			fputc(';', out);
 	}
 }
 

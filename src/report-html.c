@@ -11,6 +11,7 @@
 #include "error.h"
 #include "flamegraph.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "markup.h"
 #include "report-sites.h"
 #include "report-text.h"
@@ -44,28 +45,35 @@ static const char *const colours[] = {
 static void
 stats_cells(FILE *out, const struct heap_stats *st)
 {
-	fprintf(out, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%"
-		PRIu64 "</td><td>%" PRIu64 "</td><td>%.6f</td><td>%" PRIu64 "</td><td>%"
-		PRIu64 "</td>", st->allocs, st->bytes_allocated, st->frees, st->temporary,
-		st->peak_bytes, (double)st->peak_time_ns / 1e9, st->leaked_bytes,
-		st->leaked_blocks);
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
+	     f[HUMAN_MAX], g[HUMAN_MAX];
+
+	fprintf(out, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.6f</td>"
+		"<td>%s</td><td>%s</td>", human_count(a, st->allocs),
+		human_bytes(b, st->bytes_allocated), human_count(c, st->frees),
+		human_count(d, st->temporary), human_bytes(e, st->peak_bytes),
+		(double)st->peak_time_ns / 1e9, human_bytes(f, st->leaked_bytes),
+		human_count(g, st->leaked_blocks));
 }
 
 static void
 print_summary(FILE *out, const struct heap_model *h, const struct capture_end *end,
 	      const struct heap_process **order)
 {
-	char state[64];
+	char state[64], n[6][HUMAN_MAX];
 	size_t i;
 
 	fputs("<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">process</th>"
 	      "<th class=\"l\">program</th><th class=\"l\">ended</th><th>allocations</th>"
 	      "<th>bytes allocated</th><th>frees</th><th>temporary</th><th>peak live heap</th>"
-	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n"
-	      "<tr><td class=\"l\">whole tree</td><td class=\"l\"></td><td class=\"l\"></td>",
-	      out);
-	stats_cells(out, &h->tree);
-	fputs("</tr>\n", out);
+	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n", out);
+	/* As in the text summary: one process's row would repeat the tree's. */
+	if (h->nprocs != 1) {
+		fputs("<tr><td class=\"l\">whole tree</td><td class=\"l\"></td>"
+		      "<td class=\"l\"></td>", out);
+		stats_cells(out, &h->tree);
+		fputs("</tr>\n", out);
+	}
 	for (i = 0; i < h->nprocs && i < TABLE_PROCESSES; i++) {
 		const struct heap_process *p = order[i];
 
@@ -80,20 +88,25 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 		fputs("</tr>\n", out);
 	}
 	if (h->nprocs > TABLE_PROCESSES)
-		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%zu more processes with "
-			"smaller peaks</td></tr>\n", h->nprocs - TABLE_PROCESSES);
-	fprintf(out, "</table>\n<p id=\"losses\">%" PRIu64 " records lost, %" PRIu64
-		" calls lost, %" PRIu64 " processes untraced, %" PRIu64
-		" processes unstoppable, %" PRIu64 " stacks left out, %" PRIu64
-		" pressure stops.</p>\n", end->lost_records, end->lost_calls,
-		end->untraced_processes, end->unstoppable_processes, end->dropped_stacks,
-		end->pressure_stops);
+		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%s more processes with "
+			"smaller peaks</td></tr>\n", human_count(n[0], h->nprocs - TABLE_PROCESSES));
+	fprintf(out, "</table>\n<p id=\"losses\">%s record%s lost, %s call%s lost, %s "
+		"process%s untraced, %s process%s unstoppable, %s stack%s left out, %s "
+		"pressure stop%s.</p>\n", human_count(n[0], end->lost_records),
+		plural(end->lost_records), human_count(n[1], end->lost_calls),
+		plural(end->lost_calls), human_count(n[2], end->untraced_processes),
+		end->untraced_processes == 1 ? "" : "es",
+		human_count(n[3], end->unstoppable_processes),
+		end->unstoppable_processes == 1 ? "" : "es",
+		human_count(n[4], end->dropped_stacks), plural(end->dropped_stacks),
+		human_count(n[5], end->pressure_stops), plural(end->pressure_stops));
 }
 
 /* Only when the workload marked regions (memsup/region.h). */
 static void
 print_regions(FILE *out, const struct region_table *t)
 {
+	char n[6][HUMAN_MAX];
 	size_t i;
 
 	if (!t->nregions)
@@ -107,10 +120,11 @@ print_regions(FILE *out, const struct region_table *t)
 
 		fputs("<tr><td class=\"l\">", out);
 		markup_text(out, r->name, SIZE_MAX);
-		fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64
-			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
-			r->entries, r->allocs, r->bytes_allocated, r->peak_bytes,
-			r->unmatched_ends, r->left_open);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td>%s</td></tr>\n", human_count(n[0], r->entries),
+			human_count(n[1], r->allocs), human_bytes(n[2], r->bytes_allocated),
+			human_bytes(n[3], r->peak_bytes), human_count(n[4], r->unmatched_ends),
+			human_count(n[5], r->left_open));
 	}
 	fputs("</table>\n", out);
 }
@@ -160,7 +174,7 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 	size_t used = slots_used(t), i, k, drawn = 0;
 	uint64_t top = h->tree.peak_bytes ? h->tree.peak_bytes : 1;
 	double span_s = (double)used * (double)t->slot_ns / 1e9, px, py;
-	char id[32];
+	char id[32], size[HUMAN_MAX];
 
 	fputs("<h2>Heap over time</h2>\n", out);
 	if (!used) {
@@ -175,8 +189,9 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 		CHART_LEFT, CHART_HEIGHT - CHART_BOTTOM, CHART_WIDTH - 10,
 		CHART_HEIGHT - CHART_BOTTOM);
 	for (i = 0; i <= 4; i++) {
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%" PRIu64 "</text>\n",
-			CHART_LEFT - 4, 14 + plot_h * (1 - (double)i / 4), top * i / 4);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			CHART_LEFT - 4, 14 + plot_h * (1 - (double)i / 4),
+			human_size(size, top * i / 4));
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.3f s</text>\n",
 			CHART_LEFT + plot_w * (double)i / 4, CHART_HEIGHT - 10,
 			i == 4 ? "end" : "middle", span_s * (double)i / 4);
@@ -197,8 +212,8 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 	py = 10 + plot_h * (1 - (double)h->tree.peak_bytes / (double)top);
 	fprintf(out, "<circle id=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
 		"stroke=\"#d62728\" stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">"
-		"peak: %" PRIu64 " bytes at %.6f s</text>\n</svg>\n", px, py, px + 8, py + 14,
-		h->tree.peak_bytes, (double)h->tree.peak_time_ns / 1e9);
+		"peak: %s at %.6f s</text>\n</svg>\n", px, py, px + 8, py + 14,
+		human_bytes(size, h->tree.peak_bytes), (double)h->tree.peak_time_ns / 1e9);
 	fprintf(out, "<p><span style=\"color: %s\">&#9632;</span> whole tree", colours[0]);
 	drawn = 0;
 	for (i = 0; i < h->nprocs && drawn < CHART_PROCESSES && h->nprocs > 1; i++) {
@@ -230,25 +245,35 @@ print_ranking(FILE *out, const struct heap_model *h, const struct sites *s,
 		const uint64_t *frames;
 		uint32_t nframes = 0, f;
 
-		fprintf(out, "<tr><td>%zu</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%"
-			PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td class=\"chain\">",
-			i + 1, st->allocs, st->bytes_allocated, heap_site_peak_bytes(h, order[i]),
-			st->leaked_bytes, st->temporary);
+		char v[5][HUMAN_MAX];
+
+		fprintf(out, "<tr><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td>%s</td><td class=\"chain\">", i + 1, human_count(v[0], st->allocs),
+			human_bytes(v[1], st->bytes_allocated),
+			human_bytes(v[2], heap_site_peak_bytes(h, order[i])),
+			human_bytes(v[3], st->leaked_bytes), human_count(v[4], st->temporary));
 		frames = sites_frames(s, order[i], &nframes);
 		if (!frames)
 			fputs("(no stack)", out);
 		for (f = 0; frames && f < nframes; f++) {
 			struct frame_name fn;
+			size_t k, nk;
 
-			frame_describe(z, s, frames[f], &fn);
-			if (f)
-				fputs("<br>", out);
-			markup_text(out, fn.function ? fn.function : fn.path, SIZE_MAX);
-			fprintf(out, "+0x%" PRIx64, fn.offset);
-			if (fn.where[0]) {
-				fputs(" (", out);
-				markup_text(out, fn.where, SIZE_MAX);
-				fputc(')', out);
+			for (k = 0, nk = 1; k < nk; k++) {
+				nk = frame_describe(z, s, frames[f], k, &fn);
+				if (f || k)
+					fputs("<br>", out);
+				markup_text(out, fn.function ? fn.function
+					    : fn.inlined ? "?" : fn.path, SIZE_MAX);
+				if (fn.inlined)
+					fputs(" (inlined)", out);
+				else
+					fprintf(out, "+0x%" PRIx64, fn.offset);
+				if (fn.where[0]) {
+					fputs(" (", out);
+					markup_text(out, fn.where, SIZE_MAX);
+					fputc(')', out);
+				}
 			}
 		}
 		fputs("</td></tr>\n", out);

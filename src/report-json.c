@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 /* The schema's version: doc/report-json.md says what changes it. */
-#define REPORT_JSON_VERSION 1
+#define REPORT_JSON_VERSION 2
 
 static void
 print_sizes(FILE *out, const struct heap_stats *st)
@@ -68,33 +68,42 @@ print_process(FILE *out, const struct heap_process *p)
 	fputc('}', out);
 }
 
+/* The functions of one frame, innermost first, each a frame object. */
 static void
-print_frame(FILE *out, const struct sites *s, struct symbolizer *z, uint64_t frame)
+print_frame(FILE *out, const struct sites *s, struct symbolizer *z, uint64_t frame,
+	    const char *sep)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
 	struct frame_name f;
+	size_t k, nk;
 	uint8_t i;
 
-	frame_describe(z, s, frame, &f);
-	fputs("{\"function\": ", out);
-	json_string(out, f.function);
-	fprintf(out, ", \"offset\": %" PRIu64 ", \"source\": ", f.offset);
-	json_string(out, f.where[0] ? f.where : NULL);
-	fputs(", \"file\": ", out);
-	json_string(out, module ? f.path : NULL);
-	fprintf(out, ", \"file_offset\": %" PRIu64 ", \"build_id\": ",
-		SITE_FRAME_OFFSET(frame));
-	if (module && s->spaces.modules[module - 1].build_id_len) {
-		const struct space_module *m = &s->spaces.modules[module - 1];
+	for (k = 0, nk = 1; k < nk; k++, sep = ", ") {
+		nk = frame_describe(z, s, frame, k, &f);
+		fprintf(out, "%s{\"function\": ", sep);
+		json_string(out, f.function);
+		if (f.inlined)
+			fputs(", \"inlined\": true, \"offset\": null", out);
+		else
+			fprintf(out, ", \"inlined\": false, \"offset\": %" PRIu64, f.offset);
+		fputs(", \"source\": ", out);
+		json_string(out, f.where[0] ? f.where : NULL);
+		fputs(", \"file\": ", out);
+		json_string(out, module ? f.path : NULL);
+		fprintf(out, ", \"file_offset\": %" PRIu64 ", \"build_id\": ",
+			SITE_FRAME_OFFSET(frame));
+		if (module && s->spaces.modules[module - 1].build_id_len) {
+			const struct space_module *m = &s->spaces.modules[module - 1];
 
-		fputc('"', out);
-		for (i = 0; i < m->build_id_len; i++)
-			fprintf(out, "%02x", m->build_id[i]);
-		fputc('"', out);
-	} else {
-		fputs("null", out);
+			fputc('"', out);
+			for (i = 0; i < m->build_id_len; i++)
+				fprintf(out, "%02x", m->build_id[i]);
+			fputc('"', out);
+		} else {
+			fputs("null", out);
+		}
+		fputc('}', out);
 	}
-	fputc('}', out);
 }
 
 static void
@@ -112,11 +121,8 @@ print_site(FILE *out, const struct heap_model *h, const struct sites *s,
 		heap_site_peak_bytes(h, site), st->leaked_bytes, st->leaked_blocks,
 		st->temporary);
 	frames = sites_frames(s, site, &n);
-	for (i = 0; frames && i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		print_frame(out, s, z, frames[i]);
-	}
+	for (i = 0; frames && i < n; i++)
+		print_frame(out, s, z, frames[i], i ? ", " : "");
 	fputs("]}", out);
 }
 

@@ -93,7 +93,7 @@ pb_packed(struct pb *b, unsigned int field, const uint64_t *v, size_t n)
 enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
 	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6,
-	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	PROFILE_PERIOD_TYPE = 11, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILENAME = 5,
@@ -181,51 +181,79 @@ function_id(struct profile *pr, const char *name, const char *source)
 	return pr->nfunctions;
 }
 
-/* The location of a frame: its mapping, address and, if named, function and line. */
+/*
+ * The location of a frame: its mapping, address and, if named, a line
+ * per function, innermost first, as profile.proto puts inlined calls.
+ */
 static uint64_t
 location_id(struct profile *pr, const struct sites *s, struct symbolizer *z,
 	    uint64_t frame)
 {
 	struct u64map_slot *slot = u64map_find(&pr->locations, frame + 1);
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	struct pb location = { 0 };
 	struct frame_name f;
-	uint64_t id, function;
+	uint64_t id;
+	size_t k, nk;
 
 	if (slot)
 		return slot->value;
 	if (module && !pr->mapped[module - 1])
 		add_mapping(pr, s, module);
-	frame_describe(z, s, frame, &f);
-	/* "file:line": the file goes to the function, the line to the location. */
-	if (f.function) {
-		char *colon = strrchr(f.where, ':');
-		uint64_t line = colon ? strtoull(colon + 1, NULL, 10) : 0;
+	id = ++pr->nlocations;
+	pb_uint(&location, LOCATION_ID, id);
+	if (module)
+		pb_uint(&location, LOCATION_MAPPING_ID, module);
+	pb_uint(&location, LOCATION_ADDRESS, frame);
+	for (k = 0, nk = 1; k < nk; k++) {
+		char file[4200], *colon;
+		uint64_t line = 0;
 
-		if (colon)
+		nk = frame_describe(z, s, frame, k, &f);
+		if (!f.function)
+			continue;
+		/* "file:line": the file goes to the function, the line to the location. */
+		snprintf(file, sizeof(file), "%s", f.where);
+		if ((colon = strrchr(file, ':'))) {
 			*colon = '\0';
-		function = function_id(pr, f.function, f.where[0] ? f.where : NULL);
-		pb_uint(&pr->line, LINE_FUNCTION_ID, function);
+			line = strtoull(colon + 1, NULL, 10);
+		}
+		pb_uint(&pr->line, LINE_FUNCTION_ID,
+			function_id(pr, f.function, file[0] ? file : NULL));
 		if (line)
 			pb_uint(&pr->line, LINE_LINE, line);
+		pb_message(&location, LOCATION_LINE, &pr->line);
 	}
-	id = ++pr->nlocations;
-	pb_uint(&pr->sub, LOCATION_ID, id);
-	if (module)
-		pb_uint(&pr->sub, LOCATION_MAPPING_ID, module);
-	pb_uint(&pr->sub, LOCATION_ADDRESS, frame);
-	if (f.function)
-		pb_message(&pr->sub, LOCATION_LINE, &pr->line);
-	pb_message(&pr->body, PROFILE_LOCATION, &pr->sub);
+	pb_message(&pr->body, PROFILE_LOCATION, &location);
+	free(location.p);
 	u64map_put(&pr->locations, frame + 1, id);
 	return id;
 }
 
+/* A ValueType, as field of the profile: a sample type, or the period's. */
 static void
-add_sample_type(struct profile *pr, const char *type, const char *unit)
+add_value_type(struct profile *pr, unsigned int field, const char *type, const char *unit)
 {
 	pb_uint(&pr->sub, VALUE_TYPE_TYPE, string_index(&pr->strings, type));
 	pb_uint(&pr->sub, VALUE_TYPE_UNIT, string_index(&pr->strings, unit));
-	pb_message(&pr->body, PROFILE_SAMPLE_TYPE, &pr->sub);
+	pb_message(&pr->body, field, &pr->sub);
+}
+
+/*
+ * The file of the program the tree started with, which pprof takes for
+ * the main binary when its mapping comes first; 0 when none maps it.
+ */
+static uint32_t
+main_module(const struct heap_model *h, const struct sites *s)
+{
+	uint32_t i;
+
+	if (!h->nprocs || !h->procs[0]->image)
+		return 0;
+	for (i = 0; i < s->spaces.nmodules; i++)
+		if (!strcmp(s->spaces.modules[i].path, h->procs[0]->image))
+			return i + 1;
+	return 0;
 }
 
 static void
@@ -270,7 +298,7 @@ report_pprof(int fd, const struct heap_model *h, const struct sites *s,
 	     struct symbolizer *z)
 {
 	struct profile pr;
-	uint32_t site;
+	uint32_t site, module;
 	uint64_t i;
 	int ret;
 
@@ -281,11 +309,14 @@ report_pprof(int fd, const struct heap_model *h, const struct sites *s,
 	pr.mapped = xcalloc(s->spaces.nmodules + 1, sizeof(*pr.mapped));
 	string_index(&pr.strings, "");
 	/* The values of each sample, in this order. */
-	add_sample_type(&pr, "alloc_objects", "count");
-	add_sample_type(&pr, "alloc_space", "bytes");
-	add_sample_type(&pr, "inuse_objects", "count");
-	add_sample_type(&pr, "inuse_space", "bytes");
-	add_sample_type(&pr, "peak_space", "bytes");
+	add_value_type(&pr, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
+	add_value_type(&pr, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+	add_value_type(&pr, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
+	add_value_type(&pr, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
+	add_value_type(&pr, PROFILE_SAMPLE_TYPE, "peak_space", "bytes");
+	add_value_type(&pr, PROFILE_PERIOD_TYPE, "space", "bytes");
+	if ((module = main_module(h, s)))
+		add_mapping(&pr, s, module);
 	for (site = 0; site < h->nsites; site++)
 		if (h->sites[site].allocs)
 			add_sample(&pr, h, s, z, site);

@@ -3,6 +3,7 @@
 #include "report-sites.h"
 #include "error.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "sites.h"
 #include "symbolize.h"
 
@@ -128,19 +129,50 @@ sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count)
 	return sites;
 }
 
-void
-frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
+size_t
+frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame, size_t k,
 	       struct frame_name *out)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	const struct symbol_name *names;
+	size_t n;
 
-	out->path = module ? s->spaces.modules[module - 1].path : "?";
-	out->function = symbolize(z, s, frame, &out->offset, &out->why, out->where,
-				  sizeof(out->where));
-	if (!out->function) {
+	*out = (struct frame_name){
+		.path = module ? s->spaces.modules[module - 1].path : "?",
+		.where = "",
+	};
+	names = symbolize(z, s, frame, &out->offset, &out->why, &n);
+	if (!names) {
 		out->offset = SITE_FRAME_OFFSET(frame);
-		out->where[0] = '\0';
+		return 1;
 	}
+	if (k >= n)
+		k = n - 1;
+	out->function = names[k].function;
+	out->where = names[k].where;
+	out->inlined = k + 1 < n;
+	if (out->inlined)
+		out->offset = 0;
+	return n;
+}
+
+size_t
+frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
+	    uint64_t frame, size_t k)
+{
+	struct frame_name f;
+	size_t n = frame_describe(z, s, frame, k, &f);
+	const char *base;
+
+	if (f.function) {
+		snprintf(buf, size, "%s", f.function);
+	} else if (f.inlined) {
+		snprintf(buf, size, "?");
+	} else {
+		base = strrchr(f.path, '/');
+		snprintf(buf, size, "%s+0x%" PRIx64, base ? base + 1 : f.path, f.offset);
+	}
+	return n;
 }
 
 static void
@@ -149,6 +181,7 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 	struct frame_name f;
 	const uint64_t *frames;
 	uint32_t n, i;
+	size_t k, nk;
 
 	frames = sites_frames(s, site, &n);
 	if (!frames) {
@@ -156,16 +189,23 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		frame_describe(z, s, frames[i], &f);
-		if (f.function && f.where[0])
-			fprintf(out, "        %s+0x%" PRIx64 " (%s, %s)\n", f.function,
-				f.offset, f.where, f.path);
-		else if (f.function)
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.function,
-				f.offset, f.path);
-		else
-			fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.path, f.offset,
-				f.why);
+		for (k = 0, nk = 1; k < nk; k++) {
+			nk = frame_describe(z, s, frames[i], k, &f);
+			if (!f.function && !f.inlined) {
+				fprintf(out, "        %s+0x%" PRIx64 " (%s)\n", f.path,
+					f.offset, f.why);
+				continue;
+			}
+			if (f.inlined)
+				fprintf(out, "        %s (inlined, ",
+					f.function ? f.function : "?");
+			else
+				fprintf(out, "        %s+0x%" PRIx64 " (", f.function,
+					f.offset);
+			if (f.where[0])
+				fprintf(out, "%s, ", f.where);
+			fprintf(out, "%s)\n", f.path);
+		}
 	}
 }
 
@@ -182,11 +222,15 @@ print_top(FILE *out, const struct heap_model *h, const struct sites *s,
 	for (i = 0; i < count && i < n; i++) {
 		const struct heap_site *st = &h->sites[order[i]];
 
-		fprintf(out, "  #%zu %" PRIu64 " allocations, %" PRIu64 " bytes; %"
-			PRIu64 " bytes live at the peak; %" PRIu64 " bytes leaked in %"
-			PRIu64 " blocks; %" PRIu64 " temporary\n", i + 1, st->allocs,
-			st->bytes_allocated, heap_site_peak_bytes(h, order[i]),
-			st->leaked_bytes, st->leaked_blocks, st->temporary);
+		char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
+		     t[HUMAN_MAX];
+
+		fprintf(out, "  #%zu %s allocation%s, %s; %s live at the peak; %s leaked "
+			"in %s block%s; %s temporary\n", i + 1, human_count(a, st->allocs),
+			plural(st->allocs), human_bytes(b, st->bytes_allocated),
+			human_bytes(c, heap_site_peak_bytes(h, order[i])),
+			human_bytes(d, st->leaked_bytes), human_count(e, st->leaked_blocks),
+			plural(st->leaked_blocks), human_count(t, st->temporary));
 		print_chain(out, s, z, order[i]);
 	}
 	free(order);

@@ -48,18 +48,30 @@ uint64_t site_metric_value(const struct heap_model *h, uint32_t site, enum site_
 /* The sites whose value is not 0, largest first (to free), and how many. */
 uint32_t *sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count);
 
-/* One frame of a chain, as the reports show it. */
+/* One function of a frame, as the reports show it. */
 struct frame_name {
-	const char *function;	/* demangled; NULL when unknown */
+	const char *function;	/* NULL when unknown */
 	uint64_t offset;	/* into the function, else into the file */
 	const char *path;	/* the file; "?" when outside every file */
 	const char *why;	/* with no function: why not */
-	char where[4200];	/* "file:line", or "" */
+	const char *where;	/* "file:line" of the call in it, or "" */
+	bool inlined;		/* into the next one out: no offset of its own */
 };
 
-/* Names frame (SITE_FRAME_*); valid until the symbolizer's next call. */
-void frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
-		    struct frame_name *out);
+/*
+ * Names the k-th function of frame (SITE_FRAME_*), innermost first:
+ * those inlined at its call, then the one it returns into.  Returns how
+ * many the frame has, at least 1.  Valid until the symbolizer is freed.
+ */
+size_t frame_describe(struct symbolizer *z, const struct sites *s, uint64_t frame,
+		      size_t k, struct frame_name *out);
+/*
+ * The k-th function of frame as folded stacks and flame graphs label
+ * it: its name, or its file's base name and offset.  Returns as
+ * frame_describe.
+ */
+size_t frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
+		   uint64_t frame, size_t k);
 
 /*
  * The top n sites by their bytes live at the tree's peak, by leaked

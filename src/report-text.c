@@ -4,6 +4,7 @@
 #include "capture.h"
 #include "error.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "record.h"
 
 #include <inttypes.h>
@@ -41,16 +42,18 @@ seconds(uint64_t ns)
 static void
 print_stats(FILE *out, const struct heap_stats *st)
 {
-	fprintf(out, "    allocations:    %" PRIu64 " (%" PRIu64 " bytes)\n",
-		st->allocs, st->bytes_allocated);
-	fprintf(out, "    frees:          %" PRIu64 "\n", st->frees);
-	fprintf(out, "    temporary:      %" PRIu64 "\n", st->temporary);
-	fprintf(out, "    peak live heap: %" PRIu64 " bytes at %.6f s\n",
-		st->peak_bytes, seconds(st->peak_time_ns));
-	fprintf(out, "    leaked at exit: %" PRIu64 " bytes in %" PRIu64 " block%s\n",
-		st->leaked_bytes, st->leaked_blocks, st->leaked_blocks == 1 ? "" : "s");
-	fprintf(out, "    unknown frees:  %" PRIu64 "\n", st->unknown_frees);
-	fprintf(out, "    failed calls:   %" PRIu64 "\n", st->failed_calls);
+	char a[HUMAN_MAX], b[HUMAN_MAX];
+
+	fprintf(out, "    allocations:    %s for %s\n", human_count(a, st->allocs),
+		human_bytes(b, st->bytes_allocated));
+	fprintf(out, "    frees:          %s\n", human_count(a, st->frees));
+	fprintf(out, "    temporary:      %s\n", human_count(a, st->temporary));
+	fprintf(out, "    peak live heap: %s at %.6f s\n", human_bytes(a, st->peak_bytes),
+		seconds(st->peak_time_ns));
+	fprintf(out, "    leaked at exit: %s in %s block%s\n", human_bytes(a, st->leaked_bytes),
+		human_count(b, st->leaked_blocks), plural(st->leaked_blocks));
+	fprintf(out, "    unknown frees:  %s\n", human_count(a, st->unknown_frees));
+	fprintf(out, "    failed calls:   %s\n", human_count(a, st->failed_calls));
 }
 
 static int
@@ -99,11 +102,15 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	const struct heap_process *const *order = (const struct heap_process *const *)h->procs;
 	const struct heap_process **by_peak = NULL;
 	size_t i, nshown = h->nprocs;
+	char n[HUMAN_MAX];
 
-	fprintf(out, "memsup summary: %zu process%s\n", h->nprocs,
+	fprintf(out, "memsup summary: %s process%s\n", human_count(n, h->nprocs),
 		h->nprocs == 1 ? "" : "es");
-	fprintf(out, "  whole tree\n");
-	print_stats(out, &h->tree);
+	/* One process's figures are the tree's: said once. */
+	if (h->nprocs != 1) {
+		fprintf(out, "  whole tree\n");
+		print_stats(out, &h->tree);
+	}
 
 	if (h->nprocs > SUMMARY_MAX_PROCESSES) {
 		order = by_peak = processes_by_peak(h);
@@ -112,30 +119,30 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 	for (i = 0; i < nshown; i++)
 		print_process(out, order[i]);
 	if (nshown < h->nprocs)
-		fprintf(out, "  (%zu more processes with smaller peaks)\n",
-			h->nprocs - nshown);
+		fprintf(out, "  (%s more processes with smaller peaks)\n",
+			human_count(n, h->nprocs - nshown));
 	free(by_peak);
 
-	fprintf(out, "  lost records:   %" PRIu64 "\n", end->lost_records);
+	fprintf(out, "  lost records:   %s\n", human_count(n, end->lost_records));
 	if (end->lost_calls)
-		fprintf(out, "  lost calls:     %" PRIu64 "\n", end->lost_calls);
+		fprintf(out, "  lost calls:     %s\n", human_count(n, end->lost_calls));
 	if (end->pressure_stops)
-		fprintf(out, "  pressure stops: %" PRIu64 "\n", end->pressure_stops);
+		fprintf(out, "  pressure stops: %s\n", human_count(n, end->pressure_stops));
 	if (end->flags & CAPTURE_END_PRESSURE_TIMEOUT)
 		fprintf(out, "  killed: the tree did not stop within the pressure "
 			"timeout\n");
 	if (end->untraced_processes)
-		fprintf(out, "  untraced processes: %" PRIu64 "\n",
-			end->untraced_processes);
+		fprintf(out, "  untraced processes: %s\n",
+			human_count(n, end->untraced_processes));
 	if (end->unstoppable_processes)
-		fprintf(out, "  unstoppable processes: %" PRIu64 "\n",
-			end->unstoppable_processes);
+		fprintf(out, "  unstoppable processes: %s\n",
+			human_count(n, end->unstoppable_processes));
 	if (end->dropped_stacks)
-		fprintf(out, "  stacks left out: %" PRIu64 " (the ring was full)\n",
-			end->dropped_stacks);
+		fprintf(out, "  stacks left out: %s (the ring was full)\n",
+			human_count(n, end->dropped_stacks));
 	if (end->vanished_threads)
-		fprintf(out, "  vanished threads: %" PRIu64 " (gone without "
-			"memsup seeing them go)\n", end->vanished_threads);
+		fprintf(out, "  vanished threads: %s (gone without "
+			"memsup seeing them go)\n", human_count(n, end->vanished_threads));
 	if (end->flags & CAPTURE_END_INTERRUPTED)
 		fprintf(out, "  interrupted: memsup was ended by a signal before "
 			"the tree exited\n");
@@ -144,6 +151,7 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 void
 sizes_print(FILE *out, const struct heap_stats *st)
 {
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
 	unsigned int k;
 
 	fprintf(out, "allocations by size (bytes):\n");
@@ -152,34 +160,36 @@ sizes_print(FILE *out, const struct heap_stats *st)
 		uint64_t high = k ? low * 2 - 1 : 0;
 
 		if (st->size_classes[k])
-			fprintf(out, "  %20" PRIu64 " - %-20" PRIu64 " %" PRIu64 "\n",
-				low, high, st->size_classes[k]);
+			fprintf(out, "  %13s - %-13s %s\n", human_count(a, low),
+				human_count(b, high), human_count(c, st->size_classes[k]));
 	}
 }
 
 void
 regions_print(FILE *out, const struct region_table *t)
 {
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX];
 	size_t i;
 
 	if (!t->nregions)
 		return;
 	fprintf(out, "regions (allocations while open; peak: the most the heap rose "
 		"above its level at the begin):\n");
-	fprintf(out, "  %8s %12s %16s %16s  %s\n", "entries", "allocations", "bytes",
+	fprintf(out, "  %10s %15s %20s %20s  %s\n", "entries", "allocations", "bytes",
 		"peak", "name");
 	for (i = 0; i < t->nregions; i++) {
 		const struct region_stats *r = &t->regions[i];
 
-		fprintf(out, "  %8" PRIu64 " %12" PRIu64 " %16" PRIu64 " %16" PRIu64 "  %s\n",
-			r->entries, r->allocs, r->bytes_allocated, r->peak_bytes, r->name);
+		fprintf(out, "  %10s %15s %20s %20s  %s\n", human_count(a, r->entries),
+			human_count(b, r->allocs), human_count(c, r->bytes_allocated),
+			human_count(d, r->peak_bytes), r->name);
 		if (r->unmatched_ends)
-			fprintf(out, "  %8s warning: ended %" PRIu64 " time%s without a begin\n",
-				"", r->unmatched_ends, r->unmatched_ends == 1 ? "" : "s");
+			fprintf(out, "  %10s warning: ended %s time%s without a begin\n",
+				"", human_count(a, r->unmatched_ends), plural(r->unmatched_ends));
 		if (r->left_open)
-			fprintf(out, "  %8s warning: still open %" PRIu64 " time%s when its "
-				"process exited or exec'd\n", "", r->left_open,
-				r->left_open == 1 ? "" : "s");
+			fprintf(out, "  %10s warning: still open %s time%s when its "
+				"process exited or exec'd\n", "", human_count(a, r->left_open),
+				plural(r->left_open));
 	}
 }
 

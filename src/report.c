@@ -23,7 +23,7 @@
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] FILE\n"
+	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--full-names] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
 	      "one per line.\n"
@@ -43,6 +43,10 @@ usage(FILE *out)
 	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
 	      "                allocations, or temporary allocations\n"
+	      "      --full-names\n"
+	      "                keep functions' template arguments, parameters\n"
+	      "                and return types (shortened by default:\n"
+	      "                std::vector<>::push_back())\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "                (default: /usr/lib/debug)\n"
@@ -68,6 +72,7 @@ report_main(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "full-names", no_argument, NULL, 'F' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
@@ -77,7 +82,7 @@ report_main(int argc, char **argv)
 	struct replay p;
 	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
-	bool events = false, metric_given = false;
+	bool events = false, metric_given = false, full_names = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
 	int c, ret;
@@ -94,6 +99,9 @@ report_main(int argc, char **argv)
 			break;
 		case 'g':
 			debug_dir = optarg;
+			break;
+		case 'F':
+			full_names = true;
 			break;
 		case 'f':
 			if (!report_format_parse("report", optarg, ~0u, &format))
@@ -138,6 +146,7 @@ report_main(int argc, char **argv)
 		ret = replay_read(&p, argv[optind], debug_dir, note_time, &timeline);
 	else
 		ret = replay_read(&p, argv[optind], debug_dir, NULL, NULL);
+	p.symbolizer.full_names = full_names;
 	if (ret || events) {
 		/* The records went out as they were read. */
 	} else if (format == REPORT_JSON) {

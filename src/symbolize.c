@@ -3,7 +3,10 @@
 #include "symbolize.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "human-numbers.h"
+#include "names.h"
 #include "sites.h"
+#include "u64map.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,17 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef HAVE_DEMANGLE
-#include <libiberty/demangle.h>
-#endif
 #ifdef HAVE_LIBDW
 #include <elfutils/libdw.h>
+#include "inline-frames.h"
 #endif
 
 struct symbol {
 	uint64_t addr, size;
 	char *name;
 	bool demangled;
+};
+
+/* A frame's functions, as symbolize returns them, owning their strings. */
+struct named_frame {
+	struct symbol_name *v;
+	size_t n;
+	uint64_t offset;
 };
 
 struct symbol_file {
@@ -32,6 +40,9 @@ struct symbol_file {
 	size_t nsyms;
 	bool full;		/* a .symtab was read: not exported names only */
 	uint64_t unnamed;	/* frames asked for that fell in no function */
+	struct u64map named;	/* address + 1 -> index + 1 in frames */
+	struct named_frame *frames;
+	size_t nframes;
 #ifdef HAVE_LIBDW
 	Dwarf *dwarf;		/* of the first file read with line tables */
 	Elf *dwarf_elf;
@@ -45,6 +56,7 @@ symbolizer_init(struct symbolizer *z, const char *debug_dir)
 	z->files = NULL;
 	z->nfiles = 0;
 	z->debug_dir = debug_dir ? debug_dir : "/usr/lib/debug";
+	z->full_names = false;
 }
 
 static void
@@ -58,6 +70,17 @@ file_free(struct symbol_file *f)
 		free(f->syms[i].name);
 	free(f->syms);
 	free(f->loads);
+	for (i = 0; i < f->nframes; i++) {
+		size_t k;
+
+		for (k = 0; k < f->frames[i].n; k++) {
+			free((char *)f->frames[i].v[k].function);
+			free((char *)f->frames[i].v[k].where);
+		}
+		free(f->frames[i].v);
+	}
+	free(f->frames);
+	u64map_free(&f->named);
 #ifdef HAVE_LIBDW
 	if (f->dwarf) {
 		dwarf_end(f->dwarf);
@@ -152,24 +175,6 @@ read_file(struct symbol_file *f, const char *path, const struct space_module *m,
 	elf_end(elf);
 	close(fd);
 	return f->nsyms > before;
-}
-
-/* "file:line" of addr, from the DWARF line tables, or "". */
-static void
-source_line(const struct symbol_file *f, uint64_t addr, char *where, size_t size)
-{
-	where[0] = '\0';
-#ifdef HAVE_LIBDW
-	Dwarf_Die cu;
-	Dwarf_Line *line;
-	const char *file;
-	int lineno;
-
-	if (f->dwarf && dwarf_addrdie(f->dwarf, addr, &cu) &&
-	    (line = dwarf_getsrc_die(&cu, addr)) &&
-	    (file = dwarf_linesrc(line, NULL, NULL)) && !dwarf_lineno(line, &lineno))
-		snprintf(where, size, "%s:%d", file, lineno);
-#endif
 }
 
 /* The file's .gnu_debuglink name, or "". */
@@ -277,6 +282,7 @@ load(const struct space_module *m, const char *debug_dir)
 {
 	struct symbol_file *f = xcalloc(1, sizeof(*f));
 
+	u64map_init(&f->named);
 	read_file(f, m->path, m, true);
 	read_debug_file(f, m, debug_dir);
 	if (f->nsyms) {
@@ -325,34 +331,88 @@ find_symbol(const struct symbol_file *f, uint64_t addr)
 static void
 demangle(struct symbol *sym)
 {
-#ifdef HAVE_DEMANGLE
-	/*
-	 * Rust first: its legacy names are valid C++ ones too.  Not through
-	 * cplus_demangle, whose xmalloc would clash with memsup's.
-	 */
-	char *plain = rust_demangle(sym->name, DMGL_PARAMS | DMGL_ANSI);
-
-	if (!plain)
-		plain = cplus_demangle_v3(sym->name, DMGL_PARAMS | DMGL_ANSI);
+	char *plain = name_demangle(sym->name);
 
 	if (plain) {
 		free(sym->name);
 		sym->name = plain;
 	}
-#endif
 	sym->demangled = true;
 }
 
-const char *
+/* A name as the symbolizer gives it out: its own copy, shortened or not. */
+static char *
+given_name(const struct symbolizer *z, const char *name)
+{
+	if (!name)
+		return NULL;
+	return z->full_names ? xstrdup(name) : name_shorten(name);
+}
+
+static void
+add_name(struct named_frame *nf, const struct symbolizer *z, const char *function,
+	 const char *where)
+{
+	nf->v = xreallocarray(nf->v, nf->n + 1, sizeof(*nf->v));
+	nf->v[nf->n++] = (struct symbol_name){
+		.function = given_name(z, function),
+		.where = xstrdup(where ? where : ""),
+	};
+}
+
+/* The functions at addr, in sym: those inlined there, then sym's own. */
+static struct named_frame *
+name_frame(const struct symbolizer *z, struct symbol_file *f, const struct symbol *sym,
+	   uint64_t addr)
+{
+	struct named_frame *nf;
+	char *where = NULL;
+
+	f->frames = xreallocarray(f->frames, f->nframes + 1, sizeof(*f->frames));
+	nf = &f->frames[f->nframes++];
+	*nf = (struct named_frame){ .offset = addr + 1 - sym->addr };
+#ifdef HAVE_LIBDW
+	if (f->dwarf) {
+		struct inline_frame *in;
+		size_t n = inline_frames(f->dwarf, addr, &in, &where), i;
+
+		for (i = 0; i < n; i++)
+			add_name(nf, z, in[i].function, in[i].where);
+		inline_frames_free(in, n);
+	}
+#endif
+	add_name(nf, z, sym->name, where);
+	free(where);
+	u64map_put(&f->named, addr + 1, f->nframes);
+	return nf;
+}
+
+/* The functions of the call at addr, named once; NULL when in none. */
+static const struct named_frame *
+named_at(const struct symbolizer *z, struct symbol_file *f, uint64_t addr)
+{
+	struct u64map_slot *slot = u64map_find(&f->named, addr + 1);
+	struct symbol *sym;
+
+	if (slot)
+		return &f->frames[slot->value - 1];
+	if (!(sym = (struct symbol *)find_symbol(f, addr)))
+		return NULL;
+	if (!sym->demangled)
+		demangle(sym);
+	return name_frame(z, f, sym, addr);
+}
+
+const struct symbol_name *
 symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
-	  uint64_t *offset, const char **why, char *where, size_t size)
+	  uint64_t *offset, const char **why, size_t *n)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	const struct named_frame *nf;
 	struct symbol_file *f;
-	struct symbol *sym;
 	uint64_t addr;
 
-	where[0] = '\0';
+	*n = 0;
 	if (!module || module > s->spaces.nmodules) {
 		*why = "in no file mapped";
 		return NULL;
@@ -370,21 +430,20 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 		return NULL;
 	/* A return address: the call is the instruction before it. */
 	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr) ||
-	    !(sym = (struct symbol *)find_symbol(f, addr - 1))) {
+	    !(nf = named_at(z, f, addr - 1))) {
 		*why = "in no function";
 		f->unnamed++;
 		return NULL;
 	}
-	if (!sym->demangled)
-		demangle(sym);
-	*offset = addr - sym->addr;
-	source_line(f, addr - 1, where, size);
-	return sym->name;
+	*offset = nf->offset;
+	*n = nf->n;
+	return nf->v;
 }
 
 void
 symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sites *s)
 {
+	char count[HUMAN_MAX];
 	bool header = false;
 	uint32_t i;
 	uint8_t b;
@@ -407,7 +466,8 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 		if (f->why)
 			fprintf(out, "%s): %s\n", m->build_id_len ? "" : "none", f->why);
 		else
-			fprintf(out, "%s): exported names only, %" PRIu64 " frames in "
-				"none of them\n", m->build_id_len ? "" : "none", f->unnamed);
+			fprintf(out, "%s): exported names only, %s frame%s in none of "
+				"them\n", m->build_id_len ? "" : "none",
+				human_count(count, f->unnamed), plural(f->unnamed));
 	}
 }

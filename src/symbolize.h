@@ -3,13 +3,15 @@
  * Symbolization at report time: a (file, offset) frame to the function it
  * falls in, demangled, from the file's .symtab and .dynsym or from its
  * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink), and the
- * source line from its DWARF line tables when memsup has libdw.  A file
+ * source line from its DWARF line tables when memsup has libdw, with the
+ * functions inlined at it (src/inline-frames.c).  A file
  * whose build-id is not the one captured is not trusted; a debug file is
  * taken only if its build-id is.
  */
 #ifndef MEMSUP_SYMBOLIZE_H
 #define MEMSUP_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,18 +23,28 @@ struct symbolizer {
 	struct symbol_file **files;	/* by module index, loaded when first asked */
 	uint32_t nfiles;
 	const char *debug_dir;		/* /usr/lib/debug, or --debug-dir */
+	bool full_names;		/* --full-names: set before the first symbolize */
+};
+
+/* One function of a frame. */
+struct symbol_name {
+	const char *function;	/* NULL: an inlined one DWARF does not name */
+	const char *where;	/* "file:line" of the call in it, or "" */
 };
 
 /* debug_dir NULL: /usr/lib/debug. */
 void symbolizer_init(struct symbolizer *z, const char *debug_dir);
 void symbolizer_free(struct symbolizer *z);
 /*
- * The function a site frame (SITE_FRAME_*) returns into, with the offset
- * in it and, where DWARF line tables say, the call's "file:line" in where
- * (else ""); or NULL with *why saying why not.  Valid until the next call.
+ * The functions of a site frame (SITE_FRAME_*), *n of them, innermost
+ * first: those the compiler inlined at its call, then the one it returns
+ * into, the offset in which is *offset.  Names are shortened
+ * (src/names.h) unless full_names.  NULL, with *why saying why, when no
+ * function is known.  Valid until symbolizer_free.
  */
-const char *symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
-		      uint64_t *offset, const char **why, char *where, size_t size);
+const struct symbol_name *symbolize(struct symbolizer *z, const struct sites *s,
+				    uint64_t frame, uint64_t *offset, const char **why,
+				    size_t *n);
 
 /*
  * Lists, on out, the files whose frames could not be named, with their

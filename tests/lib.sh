@@ -259,12 +259,12 @@ normalize() {
 
 # lost NAME: the lost-records count of NAME's summary.
 lost() {
-	sed -n 's/^  lost records: *//p' "$work/$1.err"
+	sed -n 's/^  lost records: *//p' "$work/$1.err" | exact
 }
 
 # stops NAME: the pressure stops of NAME's summary (0 when there were none).
 stops() {
-	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err")
+	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err" | exact)
 	echo "${_stops:-0}"
 }
 
@@ -278,12 +278,26 @@ pairs_seen() {
 	memsup report --events "$work/$1.cap" | normalize | grep -c ' Malloc 16 '
 }
 
-# summary_field FILE SECTION FIELD: a value from a summary, where SECTION
-# is "whole tree" or "process PID" and FIELD e.g. "peak live heap".
+# summary_field FILE SECTION FIELD: a value from a summary, as shown,
+# where SECTION is "whole tree" (with more than one process), "process
+# PID" or "process" for the first, and FIELD e.g. "peak live heap".
 summary_field() {
 	awk -v section="$2" -v field="$3" '
 		/^  [^ ]/ { here = (index($0, "  " section) == 1) }
 		here && index($0, "    " field ":") == 1 {
 			sub("^    " field ": *", ""); print; exit
 		}' "$1"
+}
+
+# exact < TEXT: TEXT with its figures as a person reads them turned back
+# into exact ones: "19.1 MiB (20,012,176 bytes)" into "20012176 bytes",
+# "7,012" into "7012".
+exact() {
+	sed -E -e 's/[0-9.]+ [KMGTPE]iB \(([0-9,]+ bytes)\)/\1/g' \
+		-e ':a' -e 's/([0-9]),([0-9]{3})/\1\2/' -e 'ta'
+}
+
+# summary_exact FILE SECTION FIELD: summary_field's figure, exact.
+summary_exact() {
+	summary_field "$@" | exact
 }

@@ -23,13 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 symbolize_some(int fd, size_t size, const struct probe_target *t)
 {
-	char path[64], where[4200];
+	char path[64];
 	struct symbolizer z;
 	struct sites s;
 	const char *why;
 	uint64_t offset, at[] = { 0, size / 2, size ? size - 1 : 0,
 				  t->ncalls ? t->calls[0].offset + 1 : 1 };
-	size_t i;
+	size_t i, n;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	sites_init(&s);
@@ -40,7 +40,7 @@ symbolize_some(int fd, size_t size, const struct probe_target *t)
 	s.spaces.nmodules = 1;
 	symbolizer_init(&z, "/nonexistent");
 	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
-		symbolize(&z, &s, 1ULL << 48 | at[i], &offset, &why, where, sizeof(where));
+		symbolize(&z, &s, 1ULL << 48 | at[i], &offset, &why, &n);
 	symbolizer_free(&z);
 	s.spaces.modules[0].path = NULL;
 	sites_free(&s);
