@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,8 +24,10 @@ explain(const struct probe_site *s, char *buf, size_t len)
 {
 	switch (s->why) {
 	case SITE_EMULATED:
-	case SITE_ENTRY_ASKED:
 		snprintf(buf, len, "%s", "");
+		break;
+	case SITE_ENTRY_ASKED:
+		snprintf(buf, len, "--probe-sites=entry");
 		break;
 	case SITE_NO_DECODER:
 		snprintf(buf, len, "memsup was built without an x86 decoder (Zydis)");
@@ -74,7 +77,18 @@ verdict(const struct probe_call *c, const uint8_t *code, size_t n, char *buf, si
 	int emulated = c->site.why == SITE_EMULATED ? 1 : probe_site_emulated(code, n);
 
 	explain(&c->site, why, sizeof(why));
+	if (emulated == 1)
+		*why = '\0';
 	snprintf(buf, len, "%s%s%s", kinds[emulated + 1], *why ? "; kept at +0: " : "", why);
+}
+
+/* In the file's order. */
+static int
+by_entry(const void *a, const void *b)
+{
+	const struct probe_call *ca = a, *cb = b;
+
+	return ca->entry < cb->entry ? -1 : ca->entry > cb->entry;
 }
 
 static int
@@ -95,6 +109,7 @@ list_file(const char *path, enum probe_sites sites)
 		close(fd);
 		return err;
 	}
+	qsort(t.calls, t.ncalls, sizeof(*t.calls), by_entry);
 	for (i = 0; i < t.ncalls; i++) {
 		const struct probe_call *c = &t.calls[i];
 		char insn[96], what[256];
