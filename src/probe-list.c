@@ -19,54 +19,34 @@
 
 static const char *const arg_names[] = { "", "%rdi", "%rsi", "%rdx", "%rcx" };
 
+/* Why a probe stays at +0, each with the offset it is about. */
+static const char *const reasons[] = {
+	[SITE_EMULATED] = "",
+	[SITE_ENTRY_ASKED] = "--probe-sites=entry",
+	[SITE_NO_DECODER] = "memsup was built without an x86 decoder (Zydis)",
+	[SITE_NO_SIZE] = "the symbol has no size to bound the function",
+	[SITE_UNDECODABLE] = "+%u does not decode",
+	[SITE_BRANCHES] = "+%u branches before an emulated instruction",
+	[SITE_WRITES_SP] = "+%u writes %%rsp",
+	[SITE_WRITES_STACK] = "+%u writes the stack, which holds the return address",
+	[SITE_WRITES_ARG] = "+%u writes %s, which the probe reads",
+	[SITE_ENDS] = "the function ends before an emulated instruction",
+	[SITE_BRANCH_INTO] = "the branch at +%u lands in the instructions the probe would skip",
+	[SITE_INDIRECT_JUMP] = "the indirect jump at +%u could land anywhere",
+	[SITE_ENTRY_INSIDE] = "another symbol starts at +%u, in the instructions the probe would skip",
+};
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void
 explain(const struct probe_site *s, char *buf, size_t len)
 {
-	switch (s->why) {
-	case SITE_EMULATED:
-		snprintf(buf, len, "%s", "");
-		break;
-	case SITE_ENTRY_ASKED:
-		snprintf(buf, len, "--probe-sites=entry");
-		break;
-	case SITE_NO_DECODER:
-		snprintf(buf, len, "memsup was built without an x86 decoder (Zydis)");
-		break;
-	case SITE_NO_SIZE:
-		snprintf(buf, len, "the symbol has no size to bound the function");
-		break;
-	case SITE_UNDECODABLE:
-		snprintf(buf, len, "+%u does not decode", s->at);
-		break;
-	case SITE_BRANCHES:
-		snprintf(buf, len, "+%u branches before an emulated instruction", s->at);
-		break;
-	case SITE_WRITES_SP:
-		snprintf(buf, len, "+%u writes %%rsp", s->at);
-		break;
-	case SITE_WRITES_STACK:
-		snprintf(buf, len, "+%u writes the stack, which holds the return address", s->at);
-		break;
-	case SITE_WRITES_ARG:
-		snprintf(buf, len, "+%u writes %s, which the probe reads", s->at,
-			 s->arg < sizeof(arg_names) / sizeof(arg_names[0]) ? arg_names[s->arg] : "?");
-		break;
-	case SITE_ENDS:
-		snprintf(buf, len, "the function ends before an emulated instruction");
-		break;
-	case SITE_BRANCH_INTO:
-		snprintf(buf, len, "the branch at +%u lands in the instructions the probe would skip",
-			 s->at);
-		break;
-	case SITE_INDIRECT_JUMP:
-		snprintf(buf, len, "the indirect jump at +%u could land anywhere", s->at);
-		break;
-	case SITE_ENTRY_INSIDE:
-		snprintf(buf, len, "another symbol starts at +%u, in the instructions the probe would skip",
-			 s->at);
-		break;
-	}
+	const char *reg = s->arg < sizeof(arg_names) / sizeof(arg_names[0]) ? arg_names[s->arg] : "?";
+
+	/* Every format takes the offset, and may leave the register unused. */
+	snprintf(buf, len, reasons[s->why], s->at, reg);
 }
+#pragma GCC diagnostic pop
 
 /* "emulated", "single-stepped" or "not known", and why +0 was kept. */
 static void
