@@ -32,7 +32,7 @@ struct elf_scan {
 	struct found_function *found;
 	size_t nfound;
 	uint64_t *starts;		/* of every function symbol */
-	size_t nstarts;
+	size_t nstarts, starts_room;
 	GElf_Phdr *loads;
 	size_t nloads;
 };
@@ -67,7 +67,12 @@ on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 	struct elf_scan *scan = ctx;
 	struct found_function f = { .vaddr = vaddr, .size = size, .name = name };
 
-	scan->starts = xreallocarray(scan->starts, scan->nstarts + 1, sizeof(*scan->starts));
+	/* Doubled: a large program has hundreds of thousands of them. */
+	if (scan->nstarts == scan->starts_room) {
+		scan->starts_room = scan->starts_room ? 2 * scan->starts_room : 1024;
+		scan->starts = xreallocarray(scan->starts, scan->starts_room,
+					     sizeof(*scan->starts));
+	}
 	scan->starts[scan->nstarts++] = vaddr;
 	if ((f.shape = allocator_function(name, &f.rank)))
 		found(scan, &f);
