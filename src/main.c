@@ -4,6 +4,7 @@
 #include "diff.h"
 #include "error.h"
 #include "pressure.h"
+#include "probe-list.h"
 #include "report.h"
 #include "run.h"
 #include "memsup.h"
@@ -35,6 +36,7 @@ usage(FILE *out)
 	      "       memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
 	      "                     [--full-names] FILE\n"
 	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
+	      "       memsup probes [--probe-sites=auto|entry] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -87,6 +89,12 @@ usage(FILE *out)
 	      "                     copy at most SIZE bytes of stack for DWARF\n"
 	      "                     unwinding, 512 to 64K in steps of 512\n"
 	      "                     (default: 32K)\n"
+	      "      --probe-sites=auto|entry\n"
+	      "                     probe each allocator function at the first\n"
+	      "                     instruction of its start that the kernel\n"
+	      "                     emulates, where that sees what the entry\n"
+	      "                     sees (auto, the default), or at its entry\n"
+	      "                     (entry); memsup probes FILE lists them\n"
 	      "      --probes-only  attach every probe but record no call: what\n"
 	      "                     the uprobe traps cost alone (bench/run's floor)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
@@ -191,9 +199,13 @@ version(void)
 
 	printf("memsup %s\n"
 	       "features: libbpf %s, per-process uprobes,\n"
+	       "  probe sites: %s%s,\n"
 	       "  stack traces: frame pointers%s%s,\n"
 	       "  demangling: %s, source lines: %s\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
+	       probe_sites_decoder ? "emulated instructions, decoded by " :
+				     "entries only (no x86 decoder)",
+	       probe_sites_decoder ? probe_sites_decoder : "",
 	       unwind_backend ? ", DWARF by " : " only (no DWARF unwinder)",
 	       unwind_backend ? unwind_backend : "", demangling, source_lines);
 }
@@ -218,6 +230,7 @@ main(int argc, char **argv)
 		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "stack-copy", required_argument, NULL, 'C' },
 		{ "probes-only", no_argument, NULL, 'F' },
+		{ "probe-sites", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -245,6 +258,8 @@ main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "probes"))
+		return probe_list_main(argc - 1, argv + 1);
 
 	/* '+': options end at CMD, whose own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {
@@ -330,6 +345,10 @@ main(int argc, char **argv)
 			break;
 		case 'F':
 			o.bpf.probes_only = true;
+			break;
+		case 'i':
+			if (!probe_sites_parse(optarg, &o.probe_sites))
+				return MS_EXIT_FAILURE;
 			break;
 		case 'C': {
 			uint64_t size = parse_size(optarg);

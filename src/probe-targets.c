@@ -21,46 +21,61 @@ static size_t ncache;
 /* An allocator function found in the symbol tables. */
 struct found_function {
 	uint64_t vaddr;
+	uint64_t size;
 	uint64_t shape;
 	size_t rank;		/* among names of one address, the lowest wins */
+	const char *name;	/* in the ELF file's string table */
 };
 
 struct elf_scan {
 	bool dynamic;			/* has PT_INTERP */
-	bool regions;
 	struct found_function *found;
 	size_t nfound;
+	uint64_t *starts;		/* of every function symbol */
+	size_t nstarts, starts_room;
 	GElf_Phdr *loads;
 	size_t nloads;
 };
 
 /* Keeps one name per address: .symtab and .dynsym repeat each other. */
 static void
-found(struct elf_scan *scan, uint64_t vaddr, uint64_t shape, size_t rank)
+found(struct elf_scan *scan, const struct found_function *f)
 {
 	size_t i;
 
 	for (i = 0; i < scan->nfound; i++) {
-		if (scan->found[i].vaddr != vaddr)
+		struct found_function *g = &scan->found[i];
+
+		if (g->vaddr != f->vaddr)
 			continue;
-		if (rank < scan->found[i].rank) {
-			scan->found[i].shape = shape;
-			scan->found[i].rank = rank;
+		if (f->rank < g->rank) {
+			g->shape = f->shape;
+			g->rank = f->rank;
+			g->name = f->name;
 		}
+		if (f->size > g->size)
+			g->size = f->size;
 		return;
 	}
 	scan->found = xreallocarray(scan->found, scan->nfound + 1, sizeof(*scan->found));
-	scan->found[scan->nfound++] = (struct found_function){ vaddr, shape, rank };
+	scan->found[scan->nfound++] = *f;
 }
 
 static void
 on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
-	uint64_t shape;
-	size_t rank;
+	struct elf_scan *scan = ctx;
+	struct found_function f = { .vaddr = vaddr, .size = size, .name = name };
 
-	if ((shape = allocator_function(name, &rank)))
-		found(ctx, vaddr, shape, rank);
+	/* Doubled: a large program has hundreds of thousands of them. */
+	if (scan->nstarts == scan->starts_room) {
+		scan->starts_room = scan->starts_room ? 2 * scan->starts_room : 1024;
+		scan->starts = xreallocarray(scan->starts, scan->starts_room,
+					     sizeof(*scan->starts));
+	}
+	scan->starts[scan->nstarts++] = vaddr;
+	if ((f.shape = allocator_function(name, &f.rank)))
+		found(scan, &f);
 }
 
 static int
@@ -84,84 +99,142 @@ scan_segments(Elf *elf, struct elf_scan *scan)
 	return 0;
 }
 
-static int
-scan_elf(int fd, struct elf_scan *scan)
-{
-	Elf *elf;
-	int err;
-
-	memset(scan, 0, sizeof(*scan));
-	elf = elf_open_fd(fd);
-	if (!elf)
-		return -ENOEXEC;
-	err = scan_segments(elf, scan);
-	if (!err) {
-		elf_foreach_function(elf, on_function, scan);
-		scan->regions = elf_has_usdt_provider(elf, REGION_PROVIDER);
-	}
-	elf_end(elf);
-	return err;
-}
-
 /*
  * uprobes take a file offset, symbols give a virtual address.  A hostile
  * file can map an address past its own end; such an offset is no probe.
+ * *room is how many of the file's bytes the segment holds from there.
  */
 static bool
 file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t file_size,
-	    uint64_t *offset)
+	    uint64_t *offset, uint64_t *room)
 {
 	size_t i;
 
 	for (i = 0; i < scan->nloads; i++) {
 		const GElf_Phdr *p = &scan->loads[i];
+		uint64_t end;
 
 		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
 			*offset = vaddr - p->p_vaddr + p->p_offset;
-			return *offset >= p->p_offset && *offset < file_size;
+			if (*offset < p->p_offset || *offset >= file_size)
+				return false;
+			end = p->p_offset + p->p_filesz;
+			if (end < p->p_offset || end > file_size)
+				end = file_size;
+			*room = end - *offset;
+			return true;
 		}
 	}
 	return false;
 }
 
-static void
-fill_target(struct probe_target *t, const struct elf_scan *scan, uint64_t file_size)
+/* Where in f, size bytes long, the next function symbol starts; size if nowhere. */
+static uint64_t
+next_start(const struct elf_scan *scan, const struct found_function *f, uint64_t size)
 {
+	uint64_t inside = size;
 	size_t i;
 
+	for (i = 0; i < scan->nstarts; i++)
+		if (scan->starts[i] > f->vaddr && scan->starts[i] - f->vaddr < inside)
+			inside = scan->starts[i] - f->vaddr;
+	return inside;
+}
+
+/* The arguments the probe's cookie reads, as probe_site_choose takes them. */
+static unsigned int
+shape_args(uint64_t shape)
+{
+	return 1U << MS_SHAPE_SIZE(shape) | 1U << MS_SHAPE_COUNT(shape) |
+	       1U << MS_SHAPE_PTR(shape);
+}
+
+/*
+ * code is the function's first byte in the file's image, room the bytes
+ * from there to the end of its segment: a symbol whose size claims more
+ * is not decoded.
+ */
+static void
+place_probe(const struct elf_scan *scan, const struct found_function *f,
+	    const uint8_t *code, uint64_t room, enum probe_sites sites,
+	    struct probe_site *site)
+{
+	uint64_t size = code && f->size <= room ? f->size : 0;
+
+	if (sites == PROBE_SITES_ENTRY) {
+		*site = (struct probe_site){ .offset = 0, .why = SITE_ENTRY_ASKED };
+		return;
+	}
+	probe_site_choose(code, size, f->vaddr, shape_args(f->shape),
+			  next_start(scan, f, size), site);
+}
+
+static void
+fill_target(struct probe_target *t, const struct elf_scan *scan, Elf *elf,
+	    enum probe_sites sites, uint64_t file_size)
+{
+	size_t i, image_size = 0;
+	const uint8_t *image = (const uint8_t *)elf_rawfile(elf, &image_size);
+
+	if (image_size < file_size)
+		file_size = image_size;
 	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
 	for (i = 0; i < scan->nfound; i++) {
-		uint64_t offset;
+		const struct found_function *f = &scan->found[i];
+		struct probe_call *c = &t->calls[t->ncalls];
+		uint64_t offset, room;
 
-		if (!file_offset(scan, scan->found[i].vaddr, file_size, &offset))
+		if (!file_offset(scan, f->vaddr, file_size, &offset, &room))
 			continue;
-		t->calls[t->ncalls].shape = scan->found[i].shape;
-		t->calls[t->ncalls].offset = offset;
+		place_probe(scan, f, image ? image + offset : NULL, room, sites, &c->site);
+		c->shape = f->shape;
+		c->entry = offset;
+		c->vaddr = f->vaddr;
+		c->offset = offset + c->site.offset;
+		c->name = xstrdup(f->name);
 		t->ncalls++;
 	}
 }
 
 int
-probe_target_read(int fd, struct probe_target *t)
+probe_target_read(int fd, enum probe_sites sites, struct probe_target *t)
 {
-	struct elf_scan scan;
+	struct elf_scan scan = { 0 };
 	struct stat st;
+	Elf *elf;
 	int err;
 
 	if (fstat(fd, &st))
 		return -errno;
-	err = scan_elf(fd, &scan);
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -ENOEXEC;
+	err = scan_segments(elf, &scan);
 	if (!err) {
+		elf_foreach_function(elf, on_function, &scan);
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
 		t->dynamic = scan.dynamic;
-		t->regions = scan.regions;
+		t->regions = elf_has_usdt_provider(elf, REGION_PROVIDER);
 		t->ncalls = 0;
-		fill_target(t, &scan, (uint64_t)st.st_size);
+		fill_target(t, &scan, elf, sites, (uint64_t)st.st_size);
 	}
+	elf_end(elf);
 	free(scan.found);
+	free(scan.starts);
 	free(scan.loads);
 	return err;
+}
+
+void
+probe_target_free(struct probe_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncalls; i++)
+		free(t->calls[i].name);
+	free(t->calls);
+	free(t->path);
 }
 
 static struct probe_target *
@@ -182,7 +255,7 @@ cached_target(const struct stat *st)
  */
 static int
 resolve_target(const char *scan_path, const char *display_path, bool keep_open,
-	       struct probe_target **out)
+	       enum probe_sites sites, struct probe_target **out)
 {
 	struct probe_target *t;
 	struct stat st;
@@ -199,10 +272,10 @@ resolve_target(const char *scan_path, const char *display_path, bool keep_open,
 	if (fd < 0)
 		return -errno;
 	t = xcalloc(1, sizeof(*t));
-	err = probe_target_read(fd, t);
+	err = probe_target_read(fd, sites, t);
 	if (err) {
 		close(fd);
-		free(t->calls);
+		probe_target_free(t);
 		free(t);
 		return err;
 	}
@@ -218,6 +291,7 @@ resolve_target(const char *scan_path, const char *display_path, bool keep_open,
 
 struct maps_scan {
 	pid_t pid;
+	enum probe_sites sites;
 	struct image_targets *out;
 	struct stat exe;
 	const char *exe_path;
@@ -260,11 +334,12 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 	if (st.st_dev == ms->exe.st_dev && st.st_ino == ms->exe.st_ino) {
 		/* Through /proc/PID/exe, which names the very inode it runs. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", ms->pid);
-		err = resolve_target(exe, ms->exe_path, false, &t);
+		err = resolve_target(exe, ms->exe_path, false, ms->sites, &t);
 		if (!err)
 			out->exe = t;
 	} else {
-		err = resolve_target(m->open_path, m->path, m->open_path != m->path, &t);
+		err = resolve_target(m->open_path, m->path, m->open_path != m->path,
+				     ms->sites, &t);
 	}
 	if (err) {
 		ms->err = err;
@@ -279,11 +354,12 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 }
 
 int
-image_targets_find(pid_t pid, struct image_targets *out, const char **why)
+image_targets_find(pid_t pid, enum probe_sites sites, struct image_targets *out,
+		   const char **why)
 {
 	/* What *why points to must outlive the call. */
 	static char exe_path[4096], failed_path[4096], exe[64];
-	struct maps_scan ms = { .pid = pid, .out = out, .exe_path = exe_path,
+	struct maps_scan ms = { .pid = pid, .sites = sites, .out = out, .exe_path = exe_path,
 				.why = failed_path, .why_size = sizeof(failed_path) };
 	int err;
 
@@ -333,8 +409,7 @@ probe_targets_release(void)
 	for (i = 0; i < ncache; i++) {
 		if (cache[i]->fd >= 0)
 			close(cache[i]->fd);
-		free(cache[i]->calls);
-		free(cache[i]->path);
+		probe_target_free(cache[i]);
 		free(cache[i]);
 	}
 	free(cache);

@@ -11,6 +11,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "memsup.h"
+#include "probe-sites.h"
+
+/* One allocator function of a file, and where its probe goes. */
+struct probe_call {
+	uint64_t shape;		/* MS_SHAPE, the probe's cookie */
+	uint64_t offset;	/* the probe's file offset */
+	uint64_t entry;		/* the function's first byte: file offset */
+	uint64_t vaddr;		/* and address */
+	struct probe_site site;	/* offset is entry + site.offset */
+	char *name;
+};
 
 /*
  * The allocator functions one ELF file defines, by file offset, and
@@ -24,10 +35,7 @@ struct probe_target {
 	bool dynamic;		/* has an ELF interpreter */
 	bool regions;		/* has USDT probes of provider "memsup" */
 	size_t ncalls;
-	struct {
-		uint64_t shape;		/* MS_SHAPE, the probe's cookie */
-		uint64_t offset;
-	} *calls;
+	struct probe_call *calls;
 };
 
 /* What to probe in the image a process runs now. */
@@ -42,11 +50,14 @@ struct image_targets {
 
 /*
  * Reads the allocator functions and region probes of the ELF file open as
- * fd into t, all but its path.  Returns 0, or a negative errno (-ENOEXEC: not a 64-bit ELF
- * file).  Offsets are checked against the file's size: a hostile file
- * yields fewer probes, never bad ones.
+ * fd into t, all but its path, with each probe where sites says.  Returns
+ * 0, or a negative errno (-ENOEXEC: not a 64-bit ELF file).  Offsets are
+ * checked against the file's size: a hostile file yields fewer probes,
+ * never bad ones.
  */
-int probe_target_read(int fd, struct probe_target *t);
+int probe_target_read(int fd, enum probe_sites sites, struct probe_target *t);
+/* Frees what probe_target_read allocated in t. */
+void probe_target_free(struct probe_target *t);
 
 /*
  * Works out what to probe in what pid maps now (read from
@@ -56,7 +67,8 @@ int probe_target_read(int fd, struct probe_target *t);
  * of another root or mount namespace) is held open, as fd, else fd is -1.
  * Returns 0 or a negative errno; *why names the file at fault.
  */
-int image_targets_find(pid_t pid, struct image_targets *out, const char **why);
+int image_targets_find(pid_t pid, enum probe_sites sites, struct image_targets *out,
+		       const char **why);
 void image_targets_copy(struct image_targets *to, const struct image_targets *from);
 void image_targets_free(struct image_targets *it);
 

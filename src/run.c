@@ -67,6 +67,7 @@ struct session {
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
+	enum probe_sites probe_sites;
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	int capture_error;
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
@@ -167,7 +168,7 @@ static void
 probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const char *why = "";
-	int err = image_targets_find(pid, &tp->targets, &why);
+	int err = image_targets_find(pid, s->probe_sites, &tp->targets, &why);
 
 	if (err)
 		mark_untraced(s, pid, why, err);
@@ -984,6 +985,7 @@ run_capture(const struct run_options *o)
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
+	s.probe_sites = o->probe_sites;
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "consumer.h"
+#include "probe-sites.h"
 
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
@@ -16,6 +17,7 @@ struct run_options {
 	bool keep_root;
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	struct consumer_config bpf;
+	enum probe_sites probe_sites;	/* --probe-sites */
 	int argc;
 	char **argv;		/* the workload, or NULL with attach_pid */
 	pid_t attach_pid;	/* memsup -p */

@@ -113,9 +113,16 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 99
 
 # Every memsup run is bounded: a hang fails the test instead of CI.
+# MEMSUP_PROBE_SITES=entry runs every capture with --probe-sites=entry
+# (tests/entry-sites.test); $probe_sites is that option, for the tests
+# that run $MEMSUP themselves.
 MEMSUP_TIMEOUT=${MEMSUP_TIMEOUT:-120}
+probe_sites=--probe-sites=${MEMSUP_PROBE_SITES:-auto}
 memsup() {
-	timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@"
+	case ${1:-} in
+	report | diff | probes) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@" ;;
+	*) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$probe_sites" "$@" ;;
+	esac
 }
 
 # require_bpf: skip unless memsup can trace here.  Only what memsup

@@ -59,12 +59,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	/* A probe outside the file would be a bad uprobe. */
-	if (probe_target_read(fd, &t) == 0)
+	if (probe_target_read(fd, PROBE_SITES_AUTO, &t) == 0)
 		for (i = 0; i < t.ncalls; i++)
 			if (t.calls[i].offset >= size)
 				abort();
 	symbolize_some(fd, size, &t);
-	free(t.calls);
+	probe_target_free(&t);
 	close(fd);
 	return 0;
 }

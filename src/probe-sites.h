@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where in an allocator function its probe goes.  The x86 kernel emulates
+ * a few instructions at a uprobe (push of a register, jmp, call rel32,
+ * Jcc, nop) and single-steps every other one out of line, which costs
+ * over ten times more.  So the probe goes on the first instruction of the
+ * function's straight-line start that the kernel emulates, as long as the
+ * probe sees there exactly what it would see at the entry: the argument
+ * registers its cookie reads, the stack pointer, and the return address
+ * at [rsp].  Otherwise it stays at +0.
+ *
+ * One backend per build: Zydis decodes, or there is no decoder and every
+ * probe stays at +0.
+ */
+#ifndef MEMSUP_PROBE_SITES_H
+#define MEMSUP_PROBE_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* --probe-sites */
+enum probe_sites {
+	PROBE_SITES_AUTO,
+	PROBE_SITES_ENTRY,
+};
+
+/* What decided the site. */
+enum probe_site_why {
+	SITE_EMULATED,		/* the kernel emulates the instruction there */
+	SITE_ENTRY_ASKED,	/* --probe-sites=entry */
+	SITE_NO_DECODER,	/* built without one */
+	SITE_NO_SIZE,		/* the symbol has no size to bound the function */
+	SITE_UNDECODABLE,	/* at: bytes that do not decode */
+	SITE_BRANCHES,		/* at: a branch, call or return comes first */
+	SITE_WRITES_SP,		/* at: writes the stack pointer */
+	SITE_WRITES_STACK,	/* at: writes memory through the stack pointer */
+	SITE_WRITES_ARG,	/* at: writes argument register arg */
+	SITE_ENDS,		/* the function ends before an emulated instruction */
+	SITE_BRANCH_INTO,	/* at: a branch lands inside the skipped start */
+	SITE_INDIRECT_JUMP,	/* at: a jump whose targets cannot be bounded */
+	SITE_ENTRY_INSIDE,	/* another symbol starts inside the skipped start */
+};
+
+struct probe_site {
+	uint32_t offset;	/* from the function's first byte */
+	enum probe_site_why why;
+	uint32_t at;		/* the offset the reason is about */
+	unsigned int arg;	/* SITE_WRITES_ARG: 1 for %rdi... */
+};
+
+/* The backend's name, for --version; NULL when this build has none. */
+extern const char *const probe_sites_decoder;
+
+/*
+ * Chooses the site in a function of size bytes at code, loaded at vaddr.
+ * args has bit n set for each argument n (1: %rdi ... 4: %rcx) the
+ * probe's cookie reads; inside is the offset of the first other symbol
+ * that starts within the function (size if none).  size 0 means unknown.
+ */
+void probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
+		       unsigned int args, size_t inside, struct probe_site *out);
+
+/*
+ * Whether the kernel emulates the instruction at code (size bytes left):
+ * 1 or 0; -1 when this build cannot tell.
+ */
+int probe_site_emulated(const uint8_t *code, size_t size);
+
+/* The instruction at code, loaded at vaddr, in AT&T syntax. */
+void probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr,
+		       char *buf, size_t len);
+
+#endif
