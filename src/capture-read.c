@@ -19,6 +19,7 @@
 struct capture_reader {
 	struct gunzip *in;
 	uint64_t records;
+	uint32_t version;
 	bool header_read;
 	bool ended;
 	struct capture_end end;
@@ -121,6 +122,7 @@ read_header(struct capture_reader *rd)
 	if (version < 1 || version > CAPTURE_VERSION)
 		return fail(rd, "capture format version %u; this memsup reads version %u",
 			    version, CAPTURE_VERSION);
+	rd->version = version;
 	return 0;
 }
 
@@ -158,13 +160,18 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 	r->tid = get_le32(p + 12);
 	switch (type) {
 	case REC_CALL:
-		r->call.call = get_le32(p + 16);
+		r->call.call = get_le16(p + 16);
+		r->call.flags = get_le16(p + 18);
 		r->call.ptr = get_le64(p + 20);
 		r->call.size = get_le64(p + 28);
 		r->call.old_ptr = get_le64(p + 36);
 		if (!call_name(r->call.call))
 			return fail(rd, "damaged: record %llu has unknown call %u",
 				    (unsigned long long)rd->records + 1, r->call.call);
+		/* Before version 4 the call was a u32: no flags. */
+		if (r->call.flags & ~(rd->version >= 4 ? CALL_FLAGS_KNOWN : 0))
+			return fail(rd, "damaged: record %llu has unknown call flags 0x%x",
+				    (unsigned long long)rd->records + 1, r->call.flags);
 		if (len == CAPTURE_CALL_STACK_LEN)
 			r->call.stack_id = get_le32(p + 44);
 		break;

@@ -185,6 +185,9 @@ static const struct record sample[] = {
 	     0xfedcba9876543210ULL),
 	CALL(4, 77, MS_CALL_REALLOCARRAY, 0, 1ULL << 63, 0x7f0000002000ULL),
 	CALL(5, 77, MS_CALL_FREE, 0x7f0000003000ULL, 0, 0),
+	{ .type = REC_CALL, .time_ns = 5, .pid = 77, .tid = 79,
+	  .call = { .call = MS_CALL_FREE, .flags = CALL_INTERNAL,
+		    .ptr = 0x7f0000003010ULL } },
 	CALL(6, 77, MS_CALL_ALIGNED_ALLOC, 0x7f0000004000ULL, 4096, 0),
 	CALL(7, 78, MS_CALL_MEMALIGN, 0x7f0000005000ULL, 64, 0),
 	CALL(8, 78, MS_CALL_POSIX_MEMALIGN, 0x7f0000006000ULL, 128, 0),
@@ -282,6 +285,7 @@ record_same(const struct record *got, const struct record *want)
 	switch (want->type) {
 	case REC_CALL:
 		DIFF(call.call, "%" PRIu32);
+		DIFF(call.flags, "0x%" PRIx32);
 		DIFF(call.ptr, "0x%" PRIx64);
 		DIFF(call.size, "0x%" PRIx64);
 		DIFF(call.old_ptr, "0x%" PRIx64);
@@ -832,6 +836,20 @@ test_damaged_content(void)
 			 "damaged: record 1 has unknown call %d", MS_CALL_MAX);
 		tap_str_eq(o.error, want, "an unknown call is damage");
 
+		/* A call flag this reader does not know; any flag before version 4. */
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 16, MS_CALL_MALLOC);
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 18, 2);
+		gzip_file(path, patched, len);
+		read_capture(path, &o);
+		tap_str_eq(o.error, "damaged: record 1 has unknown call flags 0x2",
+			   "an unknown call flag is damage");
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 18, CALL_INTERNAL);
+		put_le32(patched + CAPTURE_MAGIC_LEN, 3);
+		gzip_file(path, patched, len);
+		read_capture(path, &o);
+		tap_str_eq(o.error, "damaged: record 1 has unknown call flags 0x1",
+			   "a call flag in a version 3 capture is damage");
+
 		/* CALL payload one byte short, the stream still aligned. */
 		memcpy(patched, buf, first);
 		put_le16(patched + first + 2, CAPTURE_CALL_LEN - 1);
@@ -1089,6 +1107,10 @@ static const struct record golden[] = {
 	{ .type = REC_CALL, .time_ns = 0x123463000ULL, .pid = 0x12345,
 	  .tid = 0x12345,
 	  .call = { .call = MS_CALL_FREE, .ptr = 0x55d5e2b10040ULL } },
+	{ .type = REC_CALL, .time_ns = 0x123463800ULL, .pid = 0x12345,
+	  .tid = 0x12347,
+	  .call = { .call = MS_CALL_FREE, .flags = CALL_INTERNAL,
+		    .ptr = 0x7f3c10000a20ULL } },
 	{ .type = REC_FORK, .time_ns = 0x123464000ULL, .pid = 0x12345,
 	  .tid = 0x12345, .fork = { .child = 0x12350 } },
 	{ .type = REC_EXEC, .time_ns = 0x123465000ULL, .pid = 0x12350,
@@ -1244,7 +1266,7 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(100);
+	tap_plan(103);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();
