@@ -120,7 +120,8 @@ fill_event(struct ms_event *e, __u64 pid_tgid, __u32 call, __u64 ptr, __u64 size
 }
 
 static __always_inline void
-send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
+send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr,
+	   __u32 flags)
 {
 	struct ms_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -129,6 +130,7 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr)
 		return;
 	}
 	fill_event(e, pid_tgid, call, ptr, size, old_ptr);
+	e->flags = flags;
 	bpf_ringbuf_submit(e, wakeup_flags());
 	check_pressure(pid_tgid >> 32);
 }
@@ -313,6 +315,24 @@ argument(const struct arguments *a, __u32 n)
 }
 
 /*
+ * Whether the call at this entry comes from the code of the function's
+ * own file, the pages its cookie gives around the probe: the return
+ * address is at [sp] wherever the probe sits before the function's first
+ * push.  The C library's thread-exit path hands the blocks of its thread
+ * cache, which the program freed already, back through free.
+ */
+static __always_inline bool
+called_from_own_file(struct pt_regs *ctx, __u64 shape)
+{
+	__u64 above = MS_SHAPE_CODE_ABOVE(shape);
+	__u64 page = PT_REGS_IP(ctx) & ~4095ULL, ret;
+
+	if (!above || bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)))
+		return false;
+	return ret >= page - MS_SHAPE_CODE_BELOW(shape) * 4096 && ret < page + above * 4096;
+}
+
+/*
  * Entry of an allocator call, whose cookie is its MS_SHAPE.  Returns 0
  * when the return must be seen (an outermost call), 1 when it need not
  * (nested calls, free(NULL)): session programs skip the return probe on 1.
@@ -340,7 +360,8 @@ call_entered(struct pt_regs *ctx, __u64 shape)
 		return 1;	/* nested */
 	/* Before the block can be handed out again. */
 	if (call == MS_CALL_FREE)
-		send_event(pid_tgid, call, ptr, 0, 0);
+		send_event(pid_tgid, call, ptr, 0, 0,
+			   called_from_own_file(ctx, shape) ? MS_EVENT_INTERNAL : 0);
 	if (!pc) {
 		/* Counted: a free nested in this one would be sent too. */
 		__sync_fetch_and_add(&lost_calls, 1);
@@ -386,7 +407,7 @@ call_returned(struct pt_regs *ctx)
 	if (stack_mode != MS_STACK_NONE)
 		send_stack_event(ctx, pc, pid_tgid, ptr, size, old_ptr);
 	else
-		send_event(pid_tgid, pc->call, ptr, size, old_ptr);
+		send_event(pid_tgid, pc->call, ptr, size, old_ptr, 0);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

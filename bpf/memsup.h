@@ -46,9 +46,17 @@ enum ms_call {
  *   bits 16-19  the pointer argument: the block freed or resized, or
  *               where posix_memalign stores its result
  *   bits 20-23  MS_SHAPE_* flags
+ *   bits 24-43  the code of the file that defines the function, in pages
+ *               below the page of the probe
+ *   bits 44-63  and in pages from the page of the probe up: a call whose
+ *               return address lies there is the file's own
+ *               (MS_EVENT_INTERNAL); 0 for a function whose callers are
+ *               not told apart
  */
 #define MS_SHAPE_OUT_PTR	0x1	/* returns 0 and the block through ptr */
 #define MS_SHAPE_SIZE_RETURNED	0x2	/* resizes ptr in place, returns its size */
+/* Its calls from the code of its own file are told apart: the C library's free. */
+#define MS_SHAPE_OWN_CALLERS	0x4
 
 #define MS_SHAPE(call, size_arg, count_arg, ptr_arg, flags) \
 	((__u64)(call) | (__u64)(size_arg) << 8 | (__u64)(count_arg) << 12 | \
@@ -58,6 +66,12 @@ enum ms_call {
 #define MS_SHAPE_COUNT(shape)	((__u32)((shape) >> 12 & 0xf))
 #define MS_SHAPE_PTR(shape)	((__u32)((shape) >> 16 & 0xf))
 #define MS_SHAPE_FLAGS(shape)	((__u32)((shape) >> 20 & 0xf))
+
+#define MS_SHAPE_CODE_PAGES_MAX	0xfffff
+#define MS_SHAPE_CODE(below, above) ((__u64)(below) << 24 | (__u64)(above) << 44)
+#define MS_SHAPE_CODE_MASK	(~0ULL << 24)
+#define MS_SHAPE_CODE_BELOW(shape)	((shape) >> 24 & MS_SHAPE_CODE_PAGES_MAX)
+#define MS_SHAPE_CODE_ABOVE(shape)	((shape) >> 44)
 
 /*
  * One completed allocator call.  Allocations are sent from the return
@@ -87,6 +101,11 @@ struct ms_event {
 #define MS_EVENT_STACK_COPY	0x2
 /* The record is a struct ms_region_event, not an allocator call. */
 #define MS_EVENT_REGION		0x4
+/*
+ * A free called from the code of the file that defines it (MS_SHAPE_CODE):
+ * the C library freeing for itself, as its thread-exit path does.
+ */
+#define MS_EVENT_INTERNAL	0x8
 
 /* How allocations' stacks are taken: the BPF programs' stack_mode. */
 enum ms_stack_mode {

@@ -4,7 +4,8 @@
 #define MEMSUP_CAPTURE_LAYOUT_H
 
 #define CAPTURE_MAGIC "MEMSUPc\n"
-#define CAPTURE_VERSION 3	/* reads 1 (no stacks) and 2 (no regions) */
+/* Reads 1 (no stacks), 2 (no regions) and 3 (no call flags). */
+#define CAPTURE_VERSION 4
 
 /* Record types of the file only; REC_* (record.h) are written as they are. */
 enum {
@@ -20,7 +21,8 @@ enum {
 
 	/* Payloads.  Process records start with u64 time, u32 pid, u32 tid. */
 	CAPTURE_COMMON_LEN = 16,
-	CAPTURE_CALL_LEN = 44,		/* + u32 call, u64 ptr, size, old_ptr */
+	CAPTURE_CALL_LEN = 44,		/* + u16 call, u16 flags, u64 ptr, size,
+					 * old_ptr */
 	CAPTURE_CALL_STACK_LEN = 48,	/* + u32 stack id */
 	CAPTURE_STACK_MIN = 20,		/* + u32 id, then u64 frames */
 	CAPTURE_MAPPING_MIN = 61,	/* + u64 start, end, offset, u8 build-id

@@ -3,6 +3,7 @@
 #include "capture.h"
 #include "capture-layout.h"
 #include "error.h"
+#include "gunzip.h"
 #include "le.h"
 #include "record.h"
 
@@ -14,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 struct capture_reader {
-	gzFile gz;
+	struct gunzip *in;
 	uint64_t records;
+	uint32_t version;
 	bool header_read;
 	bool ended;
 	struct capture_end end;
@@ -49,19 +50,16 @@ fail(struct capture_reader *rd, const char *fmt, ...)
 static int
 read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
 {
-	int n = gzread(rd->gz, buf, (unsigned)len);
-	int zerr;
-	const char *msg;
+	size_t n = gunzip_read(rd->in, buf, len);
+	const char *why;
 
-	if (n == (int)len)
+	if (n == len)
 		return 1;
-	if (n == 0 && gzeof(rd->gz))
-		return 0;
-	msg = gzerror(rd->gz, &zerr);
-	if (n < 0 || zerr != Z_OK)
+	if (gunzip_status(rd->in, &why) != GUNZIP_OK)
 		return fail(rd, "damaged or truncated in %s after %llu records (%s)",
-			    what, (unsigned long long)rd->records,
-			    zerr == Z_ERRNO ? strerror(errno) : msg);
+			    what, (unsigned long long)rd->records, why);
+	if (n == 0)
+		return 0;
 	return fail(rd, "truncated in %s after %llu records", what,
 		    (unsigned long long)rd->records);
 }
@@ -88,11 +86,10 @@ capture_open(const char *path)
 	if (fd < 0)
 		return NULL;
 	rd = xcalloc(1, sizeof(*rd));
-	rd->gz = gzdopen(fd, "rb");
-	if (!rd->gz) {
+	rd->in = gunzip_open(fd);
+	if (!rd->in) {
 		close(fd);
 		free(rd);
-		errno = ENOMEM;
 		return NULL;
 	}
 	return rd;
@@ -103,20 +100,21 @@ read_header(struct capture_reader *rd)
 {
 	unsigned char head[CAPTURE_HEADER_LEN];
 	uint32_t version;
-	int n = gzread(rd->gz, head, sizeof(head));
-	int zerr;
+	const char *why;
 
 	/*
 	 * A whole stream too short for a header is no capture, whatever it
-	 * is; zlib says Z_BUF_ERROR for a gzip stream that was cut short.
+	 * is; one cut short is a capture cut.
 	 */
-	if (n != (int)sizeof(head)) {
-		gzerror(rd->gz, &zerr);
-		if (zerr == Z_BUF_ERROR)
+	if (gunzip_read(rd->in, head, sizeof(head)) != sizeof(head)) {
+		switch (gunzip_status(rd->in, &why)) {
+		case GUNZIP_CUT:
 			return fail(rd, "truncated in the header");
-		if (n < 0 || zerr != Z_OK)
+		case GUNZIP_OK:
+			return fail(rd, "not a memsup capture");
+		default:
 			return fail(rd, "damaged in the header");
-		return fail(rd, "not a memsup capture");
+		}
 	}
 	if (memcmp(head, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN))
 		return fail(rd, "not a memsup capture");
@@ -124,6 +122,7 @@ read_header(struct capture_reader *rd)
 	if (version < 1 || version > CAPTURE_VERSION)
 		return fail(rd, "capture format version %u; this memsup reads version %u",
 			    version, CAPTURE_VERSION);
+	rd->version = version;
 	return 0;
 }
 
@@ -161,13 +160,18 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 	r->tid = get_le32(p + 12);
 	switch (type) {
 	case REC_CALL:
-		r->call.call = get_le32(p + 16);
+		r->call.call = get_le16(p + 16);
+		r->call.flags = get_le16(p + 18);
 		r->call.ptr = get_le64(p + 20);
 		r->call.size = get_le64(p + 28);
 		r->call.old_ptr = get_le64(p + 36);
 		if (!call_name(r->call.call))
 			return fail(rd, "damaged: record %llu has unknown call %u",
 				    (unsigned long long)rd->records + 1, r->call.call);
+		/* Before version 4 the call was a u32: no flags. */
+		if (r->call.flags & ~(rd->version >= 4 ? CALL_FLAGS_KNOWN : 0))
+			return fail(rd, "damaged: record %llu has unknown call flags 0x%x",
+				    (unsigned long long)rd->records + 1, r->call.flags);
 		if (len == CAPTURE_CALL_STACK_LEN)
 			r->call.stack_id = get_le32(p + 44);
 		break;
@@ -219,25 +223,30 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 
 /*
  * Nothing may follow END, and the gzip stream must end whole there: its
- * trailer holds the CRC that vouches for everything read.
+ * trailer holds the CRC that vouches for everything read.  Bytes after
+ * the stream, gzip or not, are no part of a capture memsup wrote.
  */
 static int
 check_stream_end(struct capture_reader *rd)
 {
 	unsigned char extra;
-	int n = gzread(rd->gz, &extra, 1);
-	int zerr;
+	size_t n = gunzip_read(rd->in, &extra, 1);
+	const char *why;
 
-	gzerror(rd->gz, &zerr);
-	if (n == 1)
-		return fail(rd, "damaged: data after the end record");
-	if (zerr == Z_BUF_ERROR)
+	switch (gunzip_status(rd->in, &why)) {
+	case GUNZIP_OK:
+		if (n)
+			break;
+		rd->ended = true;
+		return 0;
+	case GUNZIP_CUT:
 		return fail(rd, "truncated after the end record");
-	if (n < 0 || zerr != Z_OK)
-		return fail(rd, "damaged after the end record (%s)",
-			    gzerror(rd->gz, &zerr));
-	rd->ended = true;
-	return 0;
+	case GUNZIP_DAMAGED:
+		return fail(rd, "damaged after the end record (%s)", why);
+	case GUNZIP_TRAILING:
+		break;
+	}
+	return fail(rd, "damaged: data after the end record");
 }
 
 static int
@@ -344,6 +353,6 @@ capture_close(struct capture_reader *rd)
 {
 	if (!rd)
 		return;
-	gzclose(rd->gz);
+	gunzip_close(rd->in);
 	free(rd);
 }

@@ -138,7 +138,8 @@ capture_write(struct capture_writer *w, const struct record *r)
 	put_le32(buf + 12, r->tid);
 	switch (r->type) {
 	case REC_CALL:
-		put_le32(buf + 16, r->call.call);
+		put_le16(buf + 16, r->call.call);
+		put_le16(buf + 18, r->call.flags);
 		put_le64(buf + 20, r->call.ptr);
 		put_le64(buf + 28, r->call.size);
 		put_le64(buf + 36, r->call.old_ptr);

@@ -95,7 +95,8 @@ send_record(struct consumer *c, const void *data, size_t size)
 		.pid = e->pid,
 		.tid = e->tid,
 		.call = {
-			.call = e->call,
+			.call = (uint16_t)e->call,
+			.flags = e->flags & MS_EVENT_INTERNAL ? CALL_INTERNAL : 0,
 			.ptr = e->ptr,
 			.size = e->size,
 			.old_ptr = e->old_ptr,

@@ -261,6 +261,12 @@ apply_call(struct heap_model *h, const struct record *r)
 
 	switch (r->call.call) {
 	case MS_CALL_FREE:
+		/*
+		 * The C library's own free of an address not live is its
+		 * business, not the program's: counted nowhere.
+		 */
+		if ((r->call.flags & CALL_INTERNAL) && !u64map_find(&p->live, ptr))
+			return;
 		note_freed(h, p, r->tid, ptr, block_freed(h, p, ptr));
 		return;
 	case MS_CALL_REALLOC:

@@ -43,9 +43,19 @@ probes_session_attach_type(void)
 	return MS_BPF_TRACE_UPROBE_SESSION;
 }
 
+/*
+ * A probe's cookie.  In the executable, the code around a function is the
+ * program's own: a static program has the C library linked in.
+ */
+static uint64_t
+probe_cookie(const struct probe_target *t, size_t i, bool exe)
+{
+	return exe ? t->calls[i].shape & ~MS_SHAPE_CODE_MASK : t->calls[i].shape;
+}
+
 static int
 attach_session(struct target_links *tl, const struct memsup_bpf *skel,
-	       pid_t pid, const char *path)
+	       pid_t pid, const char *path, bool exe)
 {
 	const struct probe_target *t = tl->target;
 	uint64_t *offsets = xcalloc(t->ncalls, sizeof(*offsets));
@@ -56,7 +66,7 @@ attach_session(struct target_links *tl, const struct memsup_bpf *skel,
 
 	for (i = 0; i < t->ncalls; i++) {
 		offsets[i] = t->calls[i].offset;
-		cookies[i] = t->calls[i].shape;
+		cookies[i] = probe_cookie(t, i, exe);
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
@@ -97,7 +107,7 @@ attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
  */
 static int
 attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
-		  pid_t pid, const char *path)
+		  pid_t pid, const char *path, bool exe)
 {
 	const struct probe_target *t = tl->target;
 	size_t i;
@@ -105,7 +115,7 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 
 	tl->links = xcalloc(2 * t->ncalls, sizeof(*tl->links));
 	for (i = 0; i < t->ncalls && !err; i++) {
-		uint64_t shape = t->calls[i].shape;
+		uint64_t shape = probe_cookie(t, i, exe);
 		uint64_t off = t->calls[i].offset;
 
 		err = attach_perf(tl, skel->progs.alloc_enter, pid, path, off,
@@ -148,13 +158,13 @@ attach_regions(struct target_links *tl, const struct memsup_bpf *skel, pid_t pid
 
 static int
 attach_calls(struct target_links *tl, const struct memsup_bpf *skel,
-	     bool session_links, pid_t pid, const char *path)
+	     bool session_links, pid_t pid, const char *path, bool exe)
 {
 	if (!tl->target->ncalls)
 		return 0;
 	if (session_links)
-		return attach_session(tl, skel, pid, path);
-	return attach_perf_links(tl, skel, pid, path);
+		return attach_session(tl, skel, pid, path, exe);
+	return attach_perf_links(tl, skel, pid, path, exe);
 }
 
 static int
@@ -176,7 +186,7 @@ attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	tl->fd = -1;
 	tl->links = NULL;
 	tl->nlinks = 0;
-	err = attach_calls(tl, skel, session_links, pid, path);
+	err = attach_calls(tl, skel, session_links, pid, path, tl->target == it->exe);
 	if (!err && tl->target->regions)
 		err = attach_regions(tl, skel, pid, path);
 	return err;

@@ -99,33 +99,58 @@ scan_segments(Elf *elf, struct elf_scan *scan)
 	return 0;
 }
 
-/*
- * uprobes take a file offset, symbols give a virtual address.  A hostile
- * file can map an address past its own end; such an offset is no probe.
- * *room is how many of the file's bytes the segment holds from there.
- */
-static bool
-file_offset(const struct elf_scan *scan, uint64_t vaddr, uint64_t file_size,
-	    uint64_t *offset, uint64_t *room)
+/* The executable segment that holds vaddr, or NULL. */
+static const GElf_Phdr *
+code_segment(const struct elf_scan *scan, uint64_t vaddr)
 {
 	size_t i;
 
 	for (i = 0; i < scan->nloads; i++) {
 		const GElf_Phdr *p = &scan->loads[i];
-		uint64_t end;
 
-		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
-			*offset = vaddr - p->p_vaddr + p->p_offset;
-			if (*offset < p->p_offset || *offset >= file_size)
-				return false;
-			end = p->p_offset + p->p_filesz;
-			if (end < p->p_offset || end > file_size)
-				end = file_size;
-			*room = end - *offset;
-			return true;
-		}
+		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz)
+			return p;
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * uprobes take a file offset, symbols give a virtual address.  A hostile
+ * file can map an address past its own end; such an offset is no probe.
+ * *room is how many of the file's bytes the segment p holds from there.
+ */
+static bool
+file_offset(const GElf_Phdr *p, uint64_t vaddr, uint64_t file_size,
+	    uint64_t *offset, uint64_t *room)
+{
+	uint64_t end;
+
+	*offset = vaddr - p->p_vaddr + p->p_offset;
+	if (*offset < p->p_offset || *offset >= file_size)
+		return false;
+	end = p->p_offset + p->p_filesz;
+	if (end < p->p_offset || end > file_size)
+		end = file_size;
+	*room = end - *offset;
+	return true;
+}
+
+/*
+ * The pages of segment p around the probe at vaddr, for a function whose
+ * own file's calls are told apart (MS_SHAPE_CODE).  The load address is
+ * page-aligned, so pages of vaddr are pages of the process's addresses.
+ */
+static uint64_t
+own_code(const GElf_Phdr *p, uint64_t vaddr, uint64_t shape)
+{
+	uint64_t page = vaddr / 4096;
+	uint64_t below = page - p->p_vaddr / 4096;
+	uint64_t above = (p->p_vaddr + p->p_memsz + 4095) / 4096 - page;
+
+	if (!(MS_SHAPE_FLAGS(shape) & MS_SHAPE_OWN_CALLERS) ||
+	    below > MS_SHAPE_CODE_PAGES_MAX || above > MS_SHAPE_CODE_PAGES_MAX)
+		return 0;
+	return MS_SHAPE_CODE(below, above);
 }
 
 /* Where in f, size bytes long, the next function symbol starts; size if nowhere. */
@@ -181,13 +206,14 @@ fill_target(struct probe_target *t, const struct elf_scan *scan, Elf *elf,
 	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
 	for (i = 0; i < scan->nfound; i++) {
 		const struct found_function *f = &scan->found[i];
+		const GElf_Phdr *p = code_segment(scan, f->vaddr);
 		struct probe_call *c = &t->calls[t->ncalls];
 		uint64_t offset, room;
 
-		if (!file_offset(scan, f->vaddr, file_size, &offset, &room))
+		if (!p || !file_offset(p, f->vaddr, file_size, &offset, &room))
 			continue;
 		place_probe(scan, f, image ? image + offset : NULL, room, sites, &c->site);
-		c->shape = f->shape;
+		c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
 		c->entry = offset;
 		c->vaddr = f->vaddr;
 		c->offset = offset + c->site.offset;

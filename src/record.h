@@ -23,6 +23,13 @@ enum record_type {
 
 #define BUILD_ID_MAX 20
 
+/*
+ * A free from the code of the C library itself (MS_EVENT_INTERNAL): its
+ * thread-exit path handing back blocks the program freed already.
+ */
+#define CALL_INTERNAL 0x1
+#define CALL_FLAGS_KNOWN CALL_INTERNAL
+
 struct record {
 	enum record_type type;
 	uint64_t time_ns;	/* since the capture started */
@@ -30,7 +37,8 @@ struct record {
 	uint32_t tid;
 	union {
 		struct {
-			uint32_t call;	/* enum ms_call */
+			uint16_t call;	/* enum ms_call */
+			uint16_t flags;	/* CALL_* */
 			uint64_t ptr;
 			uint64_t size;
 			uint64_t old_ptr;

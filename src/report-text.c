@@ -208,6 +208,8 @@ event_print(FILE *out, const struct record *r)
 		fprintf(out, " ptr=0x%" PRIx64, r->call.ptr);
 		if (r->call.stack_id)
 			fprintf(out, " stack=%" PRIu32, r->call.stack_id);
+		if (r->call.flags & CALL_INTERNAL)
+			fputs(" internal", out);
 		fputc('\n', out);
 		break;
 	case REC_STACK: {

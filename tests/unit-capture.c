@@ -185,6 +185,9 @@ static const struct record sample[] = {
 	     0xfedcba9876543210ULL),
 	CALL(4, 77, MS_CALL_REALLOCARRAY, 0, 1ULL << 63, 0x7f0000002000ULL),
 	CALL(5, 77, MS_CALL_FREE, 0x7f0000003000ULL, 0, 0),
+	{ .type = REC_CALL, .time_ns = 5, .pid = 77, .tid = 79,
+	  .call = { .call = MS_CALL_FREE, .flags = CALL_INTERNAL,
+		    .ptr = 0x7f0000003010ULL } },
 	CALL(6, 77, MS_CALL_ALIGNED_ALLOC, 0x7f0000004000ULL, 4096, 0),
 	CALL(7, 78, MS_CALL_MEMALIGN, 0x7f0000005000ULL, 64, 0),
 	CALL(8, 78, MS_CALL_POSIX_MEMALIGN, 0x7f0000006000ULL, 128, 0),
@@ -282,6 +285,7 @@ record_same(const struct record *got, const struct record *want)
 	switch (want->type) {
 	case REC_CALL:
 		DIFF(call.call, "%" PRIu32);
+		DIFF(call.flags, "0x%" PRIx32);
 		DIFF(call.ptr, "0x%" PRIx64);
 		DIFF(call.size, "0x%" PRIx64);
 		DIFF(call.old_ptr, "0x%" PRIx64);
@@ -832,6 +836,20 @@ test_damaged_content(void)
 			 "damaged: record 1 has unknown call %d", MS_CALL_MAX);
 		tap_str_eq(o.error, want, "an unknown call is damage");
 
+		/* A call flag this reader does not know; any flag before version 4. */
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 16, MS_CALL_MALLOC);
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 18, 2);
+		gzip_file(path, patched, len);
+		read_capture(path, &o);
+		tap_str_eq(o.error, "damaged: record 1 has unknown call flags 0x2",
+			   "an unknown call flag is damage");
+		put_le16(patched + first + CAPTURE_RECORD_HEAD + 18, CALL_INTERNAL);
+		put_le32(patched + CAPTURE_MAGIC_LEN, 3);
+		gzip_file(path, patched, len);
+		read_capture(path, &o);
+		tap_str_eq(o.error, "damaged: record 1 has unknown call flags 0x1",
+			   "a call flag in a version 3 capture is damage");
+
 		/* CALL payload one byte short, the stream still aligned. */
 		memcpy(patched, buf, first);
 		put_le16(patched + first + 2, CAPTURE_CALL_LEN - 1);
@@ -909,6 +927,104 @@ test_damaged_content(void)
 	free(patched);
 	free(buf);
 	unlink(path);
+}
+
+/* path's bytes, then len bytes of buf, written to out. */
+static void
+append_to(const char *out, const char *path, const void *buf, size_t len)
+{
+	size_t n;
+	unsigned char *raw = read_file(path, &n);
+
+	raw = realloc(raw, n + len);
+	if (!raw)
+		tap_bail("out of memory");
+	memcpy(raw + n, buf, len);
+	write_file(out, raw, n + len);
+	free(raw);
+}
+
+static void
+concat_files(const char *out, const char *first, const char *second)
+{
+	size_t n;
+	unsigned char *raw = read_file(second, &n);
+
+	append_to(out, first, raw, n);
+	free(raw);
+}
+
+/*
+ * Whatever follows the END record makes the file damaged: more content,
+ * another gzip member, or bytes that are not gzip at all (which zlib's
+ * gzread ignores).  A capture in two gzip members is still whole.
+ */
+static void
+test_bytes_after_end(void)
+{
+	char buf1[PATH_LEN], buf2[PATH_LEN], buf3[PATH_LEN];
+	const char *whole = tmp_path(buf1, "whole.memsup");
+	const char *member = tmp_path(buf2, "member.memsup");
+	const char *path = tmp_path(buf3, "after.memsup");
+	static const struct {
+		const char *what, *bytes;
+		size_t len;
+	} junk[] = {
+		{ "plain bytes", "junk\n", 5 },
+		{ "one zero byte", "", 1 },
+		{ "one byte of the gzip magic", "\x1f", 1 },
+	};
+	size_t len, end_at, i;
+	unsigned char *content = sample_content(&len);
+	struct outcome o;
+	char want[128];
+
+	end_at = len - CAPTURE_RECORD_HEAD - CAPTURE_END_LEN;
+	gzip_file(whole, content, len);
+	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		append_to(path, whole, junk[i].bytes, junk[i].len);
+		read_capture(path, &o);
+		tap_ok(o.rc == -1 && o.records == NSAMPLE &&
+		       !strcmp(o.error, "damaged: data after the end record"),
+		       "gzip capture, then %s: damaged (%s)", junk[i].what, o.error);
+	}
+
+	gzip_file(member, "junk", 4);
+	concat_files(path, whole, member);
+	read_capture(path, &o);
+	tap_str_eq(o.error, "damaged: data after the end record",
+		   "gzip capture, then a gzip member of junk: damaged");
+
+	append_to(path, whole, "\x1f\x8b", 2);
+	read_capture(path, &o);
+	tap_str_eq(o.error, "truncated after the end record",
+		   "gzip capture, then a gzip member cut after its magic: truncated");
+
+	write_file(member, content, len);
+	append_to(path, member, "junk", 4);
+	read_capture(path, &o);
+	tap_str_eq(o.error, "damaged: data after the end record",
+		   "uncompressed capture, then plain bytes: damaged");
+
+	/* The records in one member, END in a second: whole. */
+	gzip_file(whole, content, end_at);
+	gzip_file(member, content + end_at, len - end_at);
+	concat_files(path, whole, member);
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE,
+	       "a capture in two gzip members reads cleanly (%s)", o.error);
+
+	/* The first member, then junk where END should be. */
+	append_to(path, whole, "junk", 4);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want), "damaged or truncated in a record header after "
+		 "%d records (bytes after the gzip stream)", NSAMPLE);
+	tap_str_eq(o.error, want, "junk after a gzip member before END: damaged");
+
+	unlink(whole);
+	unlink(member);
+	unlink(path);
+	free(content);
 }
 
 /*
@@ -991,6 +1107,10 @@ static const struct record golden[] = {
 	{ .type = REC_CALL, .time_ns = 0x123463000ULL, .pid = 0x12345,
 	  .tid = 0x12345,
 	  .call = { .call = MS_CALL_FREE, .ptr = 0x55d5e2b10040ULL } },
+	{ .type = REC_CALL, .time_ns = 0x123463800ULL, .pid = 0x12345,
+	  .tid = 0x12347,
+	  .call = { .call = MS_CALL_FREE, .flags = CALL_INTERNAL,
+		    .ptr = 0x7f3c10000a20ULL } },
 	{ .type = REC_FORK, .time_ns = 0x123464000ULL, .pid = 0x12345,
 	  .tid = 0x12345, .fork = { .child = 0x12350 } },
 	{ .type = REC_EXEC, .time_ns = 0x123465000ULL, .pid = 0x12350,
@@ -1146,12 +1266,13 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(92);
+	tap_plan(103);
 	test_round_trip();
 	test_writer_edges();
 	test_not_captures();
 	test_raw_truncation();
 	test_damaged_content();
+	test_bytes_after_end();
 	test_golden();
 	return tap_done();
 }

@@ -48,6 +48,19 @@ do_free(struct heap_model *h, uint64_t t, uint32_t pid, uint64_t ptr)
 	call(h, t, pid, MS_CALL_FREE, ptr, 0, 0);
 }
 
+/* A free from the C library's own code (CALL_INTERNAL). */
+static void
+do_internal_free(struct heap_model *h, uint64_t t, uint32_t pid, uint32_t tid,
+		 uint64_t ptr)
+{
+	struct record r = {
+		.type = REC_CALL, .time_ns = t, .pid = pid, .tid = tid,
+		.call = { .call = MS_CALL_FREE, .flags = CALL_INTERNAL, .ptr = ptr },
+	};
+
+	heap_apply(h, &r);
+}
+
 /* realloc(old, size) returned ptr. */
 static void
 do_realloc(struct heap_model *h, uint64_t t, uint32_t pid, uint64_t old,
@@ -391,6 +404,40 @@ test_unknown_frees(void)
 	heap_free(&h);
 }
 
+/*
+ * The C library's own frees: of a live block (fclose's buffer), a free
+ * like any other; of an address not live (its thread cache handed back
+ * at thread exit, blocks the program freed already), nothing at all.
+ */
+static void
+test_internal_frees(void)
+{
+	struct heap_model h;
+	struct heap_process *p;
+
+	heap_init(&h);
+	do_exec(&h, 1, 9, "/bin/x");
+	p = proc(&h, 9);
+	do_malloc(&h, 2, 9, 0x1000, 10);
+	do_malloc(&h, 3, 9, 0x2000, 20);
+	do_free(&h, 4, 9, 0x1000);
+	do_internal_free(&h, 5, 9, 10, 0x1000);
+	do_internal_free(&h, 6, 9, 10, 0x3000);
+	stats_eq(&p->stats, STATS(.allocs = 2, .frees = 1, .bytes_allocated = 30,
+				  .live_bytes = 20, .live_blocks = 1,
+				  .peak_bytes = 30, .peak_time_ns = 3),
+		 "the C library's frees of addresses not live count nowhere");
+	do_internal_free(&h, 7, 9, 10, 0x2000);
+	stats_eq(&p->stats, STATS(.allocs = 2, .frees = 2, .bytes_allocated = 30,
+				  .peak_bytes = 30, .peak_time_ns = 3),
+		 "the C library's free of a live block is a free");
+	do_free(&h, 8, 9, 0x2000);
+	stats_eq(&h.tree, STATS(.allocs = 2, .frees = 2, .bytes_allocated = 30,
+				.unknown_frees = 1, .peak_bytes = 30, .peak_time_ns = 3),
+		 "the program's own free of it again is an unknown free: tree");
+	heap_free(&h);
+}
+
 static void
 test_peak(void)
 {
@@ -709,11 +756,12 @@ test_regions(void)
 int
 main(void)
 {
-	tap_plan(71);
+	tap_plan(74);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
 	test_unknown_frees();
+	test_internal_frees();
 	test_peak();
 	test_fork();
 	test_exec();
