@@ -616,6 +616,49 @@ test_temporary(void)
 	heap_free(&h);
 }
 
+/* A call of the main thread of pid 80, from site. */
+static void
+site_call(struct heap_model *h, uint64_t t, uint32_t site, uint32_t what, uint64_t ptr,
+	  uint64_t size, uint64_t old_ptr)
+{
+	struct record r = {
+		.type = REC_CALL, .time_ns = t, .pid = 80, .tid = 80,
+		.call = { .call = what, .ptr = ptr, .size = size,
+			  .old_ptr = old_ptr, .site = site },
+	};
+
+	heap_apply(h, &r);
+}
+
+/*
+ * The live model knows no sites (every call's is 0), the report's does:
+ * the figures must not depend on them, malloc(0) included.
+ */
+static void
+test_site_blind(void)
+{
+	struct heap_model h[2];
+	uint32_t site[2] = { 0, 7 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		heap_init(&h[i]);
+		site_call(&h[i], 1, site[i], MS_CALL_MALLOC, 0x10, 0, 0);
+		site_call(&h[i], 2, site[i], MS_CALL_FREE, 0x10, 0, 0);
+		site_call(&h[i], 3, site[i], MS_CALL_MALLOC, 0x20, 0, 0);
+		site_call(&h[i], 4, site[i], MS_CALL_REALLOC, 0, 0, 0x20);
+		site_call(&h[i], 5, site[i], MS_CALL_FREE, 0x30, 0, 0);
+		site_call(&h[i], 6, site[i], MS_CALL_MALLOC, 0x40, 0, 0);
+		do_exit(&h[i], 7, 80, 0);
+	}
+	stats_eq(&h[0].tree, STATS(.allocs = 3, .frees = 2, .unknown_frees = 1,
+				   .leaked_blocks = 1, .temporary = 1),
+		 "malloc(0) freed next is temporary, with no site known");
+	stats_eq(&h[0].tree, &h[1].tree, "the same figures with a site known");
+	heap_free(&h[0]);
+	heap_free(&h[1]);
+}
+
 static void
 test_size_classes(void)
 {
@@ -709,7 +752,7 @@ test_regions(void)
 int
 main(void)
 {
-	tap_plan(71);
+	tap_plan(73);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
@@ -719,6 +762,7 @@ main(void)
 	test_exec();
 	test_tree_peak();
 	test_temporary();
+	test_site_blind();
 	test_size_classes();
 	test_regions();
 	return tap_done();
