@@ -222,8 +222,9 @@ block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr,
 
 /*
  * A block freed by the thread that allocated it last, before that thread
- * allocated anything else, was temporary.  Keyed by tid: the same thread
- * in another process after a fork is another tid.
+ * allocated or freed anything else, was temporary (heaptrack's rule, per
+ * thread).  Keyed by tid: the same thread in another process after a
+ * fork is another tid.
  */
 static void
 note_allocated(struct heap_model *h, uint32_t tid, uint64_t ptr)
@@ -238,11 +239,14 @@ note_freed(struct heap_model *h, struct heap_process *p, uint32_t tid, uint64_t 
 	   bool known, uint64_t value)
 {
 	struct u64map_slot *last = tid ? u64map_find(&h->last_alloc, tid) : NULL;
+	bool freed_last;
 
-	if (!last || last->value != ptr)
+	/* An unknown free is no free of a block: it changes nothing. */
+	if (!last || !known)
 		return;
+	freed_last = last->value == ptr;
 	u64map_remove(&h->last_alloc, tid, NULL);
-	if (!known || (value & HEAP_INHERITED))
+	if (!freed_last || (value & HEAP_INHERITED))
 		return;
 	p->stats.temporary++;
 	h->tree.temporary++;

@@ -410,15 +410,16 @@ test_peak(void)
 	do_free(&h, 700, 3, 0xc0);
 	do_free(&h, 800, 3, 0xd0);
 	do_malloc(&h, 900, 3, 0xe0, 250);
+	/* 0xd0 is not temporary: the frees of 0xb0 and 0xc0 came between. */
 	stats_eq(&p->stats, STATS(.allocs = 5, .frees = 4,
 				  .bytes_allocated = 651, .live_bytes = 250,
 				  .live_blocks = 1, .peak_bytes = 301,
-				  .peak_time_ns = 500, .temporary = 1),
+				  .peak_time_ns = 500),
 		 "peak is the maximum of live bytes, at the record setting it");
 	stats_eq(&h.tree, STATS(.allocs = 5, .frees = 4,
 				.bytes_allocated = 651, .live_bytes = 250,
 				.live_blocks = 1, .peak_bytes = 301,
-				.peak_time_ns = 500, .temporary = 1),
+				.peak_time_ns = 500),
 		 "one process: the tree's peak is the process's");
 	heap_free(&h);
 }
@@ -612,7 +613,18 @@ test_temporary(void)
 	tap_eq_u64(h.tree.temporary, 1, "the block a realloc frees: not temporary");
 	thread_call(&h, 9, 50, 50, MS_CALL_FREE, 0x500, 0, 0);
 	tap_eq_u64(h.tree.temporary, 2, "the block a realloc returned, freed next: temporary");
-	tap_eq_u64(proc(&h, 50)->stats.temporary, 2, "the process counts the same");
+	/* A vector's growth: the new buffer, the old one freed, then the new. */
+	thread_call(&h, 10, 50, 50, MS_CALL_MALLOC, 0x600, 8, 0);
+	thread_call(&h, 11, 50, 50, MS_CALL_MALLOC, 0x700, 16, 0);
+	thread_call(&h, 12, 50, 50, MS_CALL_FREE, 0x600, 0, 0);
+	thread_call(&h, 13, 50, 50, MS_CALL_FREE, 0x700, 0, 0);
+	tap_eq_u64(h.tree.temporary, 2, "another block freed in between: not temporary");
+	/* An unknown free is no free of a block. */
+	thread_call(&h, 14, 50, 50, MS_CALL_MALLOC, 0x800, 8, 0);
+	thread_call(&h, 15, 50, 50, MS_CALL_FREE, 0x900, 0, 0);
+	thread_call(&h, 16, 50, 50, MS_CALL_FREE, 0x800, 0, 0);
+	tap_eq_u64(h.tree.temporary, 3, "an unknown free in between: temporary");
+	tap_eq_u64(proc(&h, 50)->stats.temporary, 3, "the process counts the same");
 	heap_free(&h);
 }
 
@@ -752,7 +764,7 @@ test_regions(void)
 int
 main(void)
 {
-	tap_plan(73);
+	tap_plan(75);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
