@@ -101,7 +101,7 @@ report_main(int argc, char **argv)
 	const char *debug_dir = NULL;
 	const char *suppress = NULL;
 	bool default_suppressions = true;
-	int c, ret;
+	int c, err, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
@@ -146,6 +146,10 @@ report_main(int argc, char **argv)
 		error_msg("report: --metric goes with --format=folded or svg");
 		return MS_EXIT_FAILURE;
 	}
+	if ((suppress || !default_suppressions) && (events || format != REPORT_TEXT)) {
+		error_msg("report: suppressions go with the text report's sites");
+		return MS_EXIT_FAILURE;
+	}
 	if (events && format != REPORT_TEXT) {
 		error_msg("report: --events lists records as text only");
 		return MS_EXIT_FAILURE;
@@ -163,9 +167,9 @@ report_main(int argc, char **argv)
 	}
 	suppressions_init(&suppressions);
 	suppressions.defaults = default_suppressions;
-	ret = suppress ? suppressions_load(&suppressions, suppress) : 0;
-	if (ret) {
-		errno = -ret;
+	err = suppress ? suppressions_load(&suppressions, suppress) : 0;
+	if (err) {
+		errno = -err;
 		perror_msg("report: cannot read suppressions %s", suppress);
 		suppressions_free(&suppressions);
 		return MS_EXIT_FAILURE;
