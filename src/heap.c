@@ -200,28 +200,31 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 		regions_allocated(&h->regions, &p->regions, size, p->stats.live_bytes);
 }
 
-/* Returns the block's value, 0 for an address not live. */
-static uint64_t
-block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr)
+/*
+ * Whether ptr was live; *value is then the block's.  A value of 0 is a
+ * block too: malloc(0) where no site is known (the live model's).
+ */
+static bool
+block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr,
+	    uint64_t *value)
 {
-	uint64_t value;
-
-	if (!u64map_remove(&p->live, ptr, &value)) {
+	if (!u64map_remove(&p->live, ptr, value)) {
 		p->stats.unknown_frees++;
 		h->tree.unknown_frees++;
-		return 0;
+		return false;
 	}
 	p->stats.frees++;
 	h->tree.frees++;
-	if (!(value & HEAP_INHERITED))
-		block_gone(h, p, value);
-	return value;
+	if (!(*value & HEAP_INHERITED))
+		block_gone(h, p, *value);
+	return true;
 }
 
 /*
  * A block freed by the thread that allocated it last, before that thread
- * allocated anything else, was temporary.  Keyed by tid: the same thread
- * in another process after a fork is another tid.
+ * allocated or freed anything else, was temporary (heaptrack's rule, per
+ * thread).  Keyed by tid: the same thread in another process after a
+ * fork is another tid.
  */
 static void
 note_allocated(struct heap_model *h, uint32_t tid, uint64_t ptr)
@@ -230,16 +233,20 @@ note_allocated(struct heap_model *h, uint32_t tid, uint64_t ptr)
 		u64map_put(&h->last_alloc, tid, ptr);
 }
 
+/* known: ptr was a live block, whose value is value. */
 static void
 note_freed(struct heap_model *h, struct heap_process *p, uint32_t tid, uint64_t ptr,
-	   uint64_t value)
+	   bool known, uint64_t value)
 {
 	struct u64map_slot *last = tid ? u64map_find(&h->last_alloc, tid) : NULL;
+	bool freed_last;
 
-	if (!last || last->value != ptr)
+	/* An unknown free is no free of a block: it changes nothing. */
+	if (!last || !known)
 		return;
+	freed_last = last->value == ptr;
 	u64map_remove(&h->last_alloc, tid, NULL);
-	if (!value || (value & HEAP_INHERITED))
+	if (!freed_last || (value & HEAP_INHERITED))
 		return;
 	p->stats.temporary++;
 	h->tree.temporary++;
@@ -257,7 +264,8 @@ static void
 apply_call(struct heap_model *h, const struct record *r)
 {
 	struct heap_process *p = process_of(h, r->pid, true);
-	uint64_t ptr = r->call.ptr, old = r->call.old_ptr;
+	uint64_t ptr = r->call.ptr, old = r->call.old_ptr, value = 0;
+	bool known;
 
 	switch (r->call.call) {
 	case MS_CALL_FREE:
@@ -267,19 +275,20 @@ apply_call(struct heap_model *h, const struct record *r)
 		 */
 		if ((r->call.flags & CALL_INTERNAL) && !u64map_find(&p->live, ptr))
 			return;
-		note_freed(h, p, r->tid, ptr, block_freed(h, p, ptr));
+		known = block_freed(h, p, ptr, &value);
+		note_freed(h, p, r->tid, ptr, known, value);
 		return;
 	case MS_CALL_REALLOC:
 	case MS_CALL_REALLOCARRAY:
 		if (!old)
 			break;
 		if (ptr) {
-			block_freed(h, p, old);
+			block_freed(h, p, old, &value);
 			block_allocated(h, p, ptr, r->call.size, r->call.site, r->time_ns);
 			note_allocated(h, r->tid, ptr);
 		} else if (r->call.size == 0) {
 			/* glibc: realloc(p, 0) frees p and returns NULL */
-			block_freed(h, p, old);
+			block_freed(h, p, old, &value);
 		} else {
 			/* A failed realloc leaves the block live. */
 			call_failed(h, p);

@@ -5,6 +5,7 @@
 #include "heap.h"
 #include "human-numbers.h"
 #include "sites.h"
+#include "suppressions.h"
 #include "symbolize.h"
 
 #include <inttypes.h>
@@ -209,39 +210,63 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 	}
 }
 
+/* What the suppressed sites of the leak ranking leaked. */
+static void
+print_suppressed(FILE *out, uint64_t bytes, uint64_t blocks, uint64_t nsites)
+{
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
+
+	fprintf(out, "  suppressed: %s in %s block%s from %s site%s\n",
+		human_bytes(a, bytes), human_count(b, blocks), plural(blocks),
+		human_count(c, nsites), plural(nsites));
+}
+
+/* The leak ranking leaves out the sites sp suppresses (none if NULL). */
 static void
 print_top(FILE *out, const struct heap_model *h, const struct sites *s,
-	  struct symbolizer *z, size_t n, enum site_metric m)
+	  struct symbolizer *z, size_t n, enum site_metric m,
+	  const struct suppressions *sp)
 {
-	size_t i, count;
+	uint64_t hidden_bytes = 0, hidden_blocks = 0, hidden_sites = 0;
+	size_t i, shown = 0, count;
 	uint32_t *order = sites_ranked(h, m, &count);
 
 	fprintf(out, "top sites by %s:\n", site_metric_title(m));
-	if (!count)
-		fprintf(out, "  none\n");
-	for (i = 0; i < count && i < n; i++) {
+	for (i = 0; i < count; i++) {
 		const struct heap_site *st = &h->sites[order[i]];
 
 		char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
 		     t[HUMAN_MAX];
 
+		if (m == METRIC_LEAKED && sp && suppressed(sp, z, s, order[i])) {
+			hidden_bytes += st->leaked_bytes;
+			hidden_blocks += st->leaked_blocks;
+			hidden_sites++;
+			continue;
+		}
+		if (shown++ >= n)
+			continue;
 		fprintf(out, "  #%zu %s allocation%s, %s; %s live at the peak; %s leaked "
-			"in %s block%s; %s temporary\n", i + 1, human_count(a, st->allocs),
+			"in %s block%s; %s temporary\n", shown, human_count(a, st->allocs),
 			plural(st->allocs), human_bytes(b, st->bytes_allocated),
 			human_bytes(c, heap_site_peak_bytes(h, order[i])),
 			human_bytes(d, st->leaked_bytes), human_count(e, st->leaked_blocks),
 			plural(st->leaked_blocks), human_count(t, st->temporary));
 		print_chain(out, s, z, order[i]);
 	}
+	if (!shown)
+		fprintf(out, "  none\n");
+	if (hidden_sites)
+		print_suppressed(out, hidden_bytes, hidden_blocks, hidden_sites);
 	free(order);
 }
 
 void
 sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-	    struct symbolizer *z, size_t n)
+	    struct symbolizer *z, size_t n, const struct suppressions *sp)
 {
 	size_t i;
 
 	for (i = 0; i < SITE_RANKINGS; i++)
-		print_top(out, h, s, z, n, site_rankings[i]);
+		print_top(out, h, s, z, n, site_rankings[i], sp);
 }

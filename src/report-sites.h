@@ -13,6 +13,7 @@
 
 struct heap_model;
 struct sites;
+struct suppressions;
 struct symbolizer;
 
 /* What a site is ranked by. */
@@ -76,9 +77,10 @@ size_t frame_label(char *buf, size_t size, struct symbolizer *z, const struct si
 /*
  * The top n sites by their bytes live at the tree's peak, by leaked
  * bytes, by allocations and by temporary allocations, each with its
- * symbolized call chain.
+ * symbolized call chain.  The leak ranking leaves out the sites that
+ * sp (when not NULL) suppresses, and says what they leaked.
  */
 void sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-		 struct symbolizer *z, size_t n);
+		 struct symbolizer *z, size_t n, const struct suppressions *sp);
 
 #endif

@@ -11,8 +11,10 @@
 #include "report-pprof.h"
 #include "report-sites.h"
 #include "report-text.h"
+#include "suppressions.h"
 #include "timeline.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +25,8 @@
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--full-names] FILE\n"
+	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--full-names]\n"
+	      "                     [--suppress=FILE] [--no-default-suppressions] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
 	      "one per line.\n"
@@ -47,6 +50,14 @@ usage(FILE *out)
 	      "                keep functions' template arguments, parameters\n"
 	      "                and return types (shortened by default:\n"
 	      "                std::vector<>::push_back())\n"
+	      "      --suppress=FILE\n"
+	      "                leave the sites that a pattern of FILE (one a\n"
+	      "                line, as fnmatch(3)) matches out of the leak\n"
+	      "                ranking, counted as suppressed: any function of\n"
+	      "                the chain, its file, or its source file\n"
+	      "      --no-default-suppressions\n"
+	      "                rank the leaks of the C and C++ runtimes too\n"
+	      "                (their start-up allocations, stdio buffers)\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "                (default: /usr/lib/debug)\n"
@@ -75,9 +86,12 @@ report_main(int argc, char **argv)
 		{ "full-names", no_argument, NULL, 'F' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "metric", required_argument, NULL, 'm' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "no-default-suppressions", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct suppressions suppressions;
 	struct timeline timeline;
 	struct replay p;
 	enum report_format format = REPORT_TEXT;
@@ -85,11 +99,19 @@ report_main(int argc, char **argv)
 	bool events = false, metric_given = false, full_names = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
-	int c, ret;
+	const char *suppress = NULL;
+	bool default_suppressions = true;
+	int c, err, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
 		switch (c) {
+		case 'S':
+			suppress = optarg;
+			break;
+		case 'D':
+			default_suppressions = false;
+			break;
 		case 'e':
 			events = true;
 			break;
@@ -124,6 +146,10 @@ report_main(int argc, char **argv)
 		error_msg("report: --metric goes with --format=folded or svg");
 		return MS_EXIT_FAILURE;
 	}
+	if ((suppress || !default_suppressions) && (events || format != REPORT_TEXT)) {
+		error_msg("report: suppressions go with the text report's sites");
+		return MS_EXIT_FAILURE;
+	}
 	if (events && format != REPORT_TEXT) {
 		error_msg("report: --events lists records as text only");
 		return MS_EXIT_FAILURE;
@@ -137,6 +163,15 @@ report_main(int argc, char **argv)
 		error_msg(optind == argc ? "report: no capture file given"
 					 : "report: more than one capture file given");
 		usage(stderr);
+		return MS_EXIT_FAILURE;
+	}
+	suppressions_init(&suppressions);
+	suppressions.defaults = default_suppressions;
+	err = suppress ? suppressions_load(&suppressions, suppress) : 0;
+	if (err) {
+		errno = -err;
+		perror_msg("report: cannot read suppressions %s", suppress);
+		suppressions_free(&suppressions);
 		return MS_EXIT_FAILURE;
 	}
 	timeline_init(&timeline);
@@ -171,12 +206,14 @@ report_main(int argc, char **argv)
 		sizes_print(stdout, &p.heap.tree);
 		regions_print(stdout, &p.heap.regions);
 		if (top && p.sites.resolved.count) {
-			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top);
+			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top,
+				    &suppressions);
 			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);
 		}
 	}
 	replay_close(&p);
 	timeline_free(&timeline);
+	suppressions_free(&suppressions);
 	if (fflush(stdout) && !ret) {
 		perror_msg("cannot write the report");
 		ret = MS_EXIT_FAILURE;

@@ -24,6 +24,7 @@
 #include "procfs.h"
 #include "record.h"
 #include "report-text.h"
+#include "report-top.h"
 #include "status.h"
 #include "tracer.h"
 #include "unwind.h"
@@ -918,6 +919,9 @@ finish(struct session *s, const char *output, bool quiet)
 		error_msg("cannot write capture %s: %s", output, strerror(-err));
 		return MS_EXIT_FAILURE;
 	}
+	/* Read back, so that they are the sites memsup report ranks. */
+	if (!quiet && s->stacks)
+		report_top_sites(stderr, output, 3);
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
 	consumer_unwind_stats(&s->consumer, &unwinding);

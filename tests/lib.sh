@@ -296,6 +296,18 @@ summary_field() {
 		}' "$1"
 }
 
+# check_replayed NAME: memsup report NAME.cap gives the summary that the
+# live run printed to NAME.err, line for line (up to the size classes,
+# which only the report has, and the top sites, which the run adds).
+check_replayed() {
+	sed -n '/^memsup summary/,$p' "$work/$1.err" | sed '/^top sites by/,$d' |
+		grep -v '^memsup:' > "$work/$1.live"
+	memsup report -n 0 "$work/$1.cap" | sed -n '/^memsup summary/,$p' |
+		sed '/^allocations by size/,$d' > "$work/$1.replayed"
+	check_same "$1: report replays the live summary" "$work/$1.live" \
+		"$work/$1.replayed"
+}
+
 # exact < TEXT: TEXT with its figures as a person reads them turned back
 # into exact ones: "19.1 MiB (20,012,176 bytes)" into "20012176 bytes",
 # "7,012" into "7012".

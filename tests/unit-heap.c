@@ -457,15 +457,16 @@ test_peak(void)
 	do_free(&h, 700, 3, 0xc0);
 	do_free(&h, 800, 3, 0xd0);
 	do_malloc(&h, 900, 3, 0xe0, 250);
+	/* 0xd0 is not temporary: the frees of 0xb0 and 0xc0 came between. */
 	stats_eq(&p->stats, STATS(.allocs = 5, .frees = 4,
 				  .bytes_allocated = 651, .live_bytes = 250,
 				  .live_blocks = 1, .peak_bytes = 301,
-				  .peak_time_ns = 500, .temporary = 1),
+				  .peak_time_ns = 500),
 		 "peak is the maximum of live bytes, at the record setting it");
 	stats_eq(&h.tree, STATS(.allocs = 5, .frees = 4,
 				.bytes_allocated = 651, .live_bytes = 250,
 				.live_blocks = 1, .peak_bytes = 301,
-				.peak_time_ns = 500, .temporary = 1),
+				.peak_time_ns = 500),
 		 "one process: the tree's peak is the process's");
 	heap_free(&h);
 }
@@ -659,8 +660,62 @@ test_temporary(void)
 	tap_eq_u64(h.tree.temporary, 1, "the block a realloc frees: not temporary");
 	thread_call(&h, 9, 50, 50, MS_CALL_FREE, 0x500, 0, 0);
 	tap_eq_u64(h.tree.temporary, 2, "the block a realloc returned, freed next: temporary");
-	tap_eq_u64(proc(&h, 50)->stats.temporary, 2, "the process counts the same");
+	/* A vector's growth: the new buffer, the old one freed, then the new. */
+	thread_call(&h, 10, 50, 50, MS_CALL_MALLOC, 0x600, 8, 0);
+	thread_call(&h, 11, 50, 50, MS_CALL_MALLOC, 0x700, 16, 0);
+	thread_call(&h, 12, 50, 50, MS_CALL_FREE, 0x600, 0, 0);
+	thread_call(&h, 13, 50, 50, MS_CALL_FREE, 0x700, 0, 0);
+	tap_eq_u64(h.tree.temporary, 2, "another block freed in between: not temporary");
+	/* An unknown free is no free of a block. */
+	thread_call(&h, 14, 50, 50, MS_CALL_MALLOC, 0x800, 8, 0);
+	thread_call(&h, 15, 50, 50, MS_CALL_FREE, 0x900, 0, 0);
+	thread_call(&h, 16, 50, 50, MS_CALL_FREE, 0x800, 0, 0);
+	tap_eq_u64(h.tree.temporary, 3, "an unknown free in between: temporary");
+	tap_eq_u64(proc(&h, 50)->stats.temporary, 3, "the process counts the same");
 	heap_free(&h);
+}
+
+/* A call of the main thread of pid 80, from site. */
+static void
+site_call(struct heap_model *h, uint64_t t, uint32_t site, uint32_t what, uint64_t ptr,
+	  uint64_t size, uint64_t old_ptr)
+{
+	struct record r = {
+		.type = REC_CALL, .time_ns = t, .pid = 80, .tid = 80,
+		.call = { .call = what, .ptr = ptr, .size = size,
+			  .old_ptr = old_ptr, .site = site },
+	};
+
+	heap_apply(h, &r);
+}
+
+/*
+ * The live model knows no sites (every call's is 0), the report's does:
+ * the figures must not depend on them, malloc(0) included.
+ */
+static void
+test_site_blind(void)
+{
+	struct heap_model h[2];
+	uint32_t site[2] = { 0, 7 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		heap_init(&h[i]);
+		site_call(&h[i], 1, site[i], MS_CALL_MALLOC, 0x10, 0, 0);
+		site_call(&h[i], 2, site[i], MS_CALL_FREE, 0x10, 0, 0);
+		site_call(&h[i], 3, site[i], MS_CALL_MALLOC, 0x20, 0, 0);
+		site_call(&h[i], 4, site[i], MS_CALL_REALLOC, 0, 0, 0x20);
+		site_call(&h[i], 5, site[i], MS_CALL_FREE, 0x30, 0, 0);
+		site_call(&h[i], 6, site[i], MS_CALL_MALLOC, 0x40, 0, 0);
+		do_exit(&h[i], 7, 80, 0);
+	}
+	stats_eq(&h[0].tree, STATS(.allocs = 3, .frees = 2, .unknown_frees = 1,
+				   .leaked_blocks = 1, .temporary = 1),
+		 "malloc(0) freed next is temporary, with no site known");
+	stats_eq(&h[0].tree, &h[1].tree, "the same figures with a site known");
+	heap_free(&h[0]);
+	heap_free(&h[1]);
 }
 
 static void
@@ -756,7 +811,7 @@ test_regions(void)
 int
 main(void)
 {
-	tap_plan(74);
+	tap_plan(78);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
@@ -767,6 +822,7 @@ main(void)
 	test_exec();
 	test_tree_peak();
 	test_temporary();
+	test_site_blind();
 	test_size_classes();
 	test_regions();
 	return tap_done();

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "report-top.h"
+#include "human-numbers.h"
+#include "replay.h"
+#include "report-sites.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * What the distribution installed is not the program's own code: the
+ * libraries, and the headers whose templates are inlined into it.
+ */
+static bool
+system_file(const char *path)
+{
+	static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/",
+					    "/usr/lib64/", "/usr/include/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (has_prefix(path, dirs[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The site's innermost function in the program's own code (its file
+ * and the source of its call outside the system's), else its innermost.
+ */
+static void
+user_frame(struct symbolizer *z, const struct sites *s, uint32_t site, char *label,
+	   size_t size, const char **where)
+{
+	const uint64_t *frames;
+	struct frame_name f;
+	uint32_t n, i;
+	size_t k, nk;
+
+	frames = sites_frames(s, site, &n);
+	snprintf(label, size, "(no stack)");
+	*where = "";
+	for (i = 0; frames && i < n; i++) {
+		for (k = 0, nk = 1; k < nk; k++) {
+			nk = frame_describe(z, s, frames[i], k, &f);
+			if (!f.function || system_file(f.path) || system_file(f.where))
+				continue;
+			frame_label(label, size, z, s, frames[i], k);
+			*where = f.where;
+			return;
+		}
+	}
+	if (frames && n) {
+		frame_label(label, size, z, s, frames[0], 0);
+		frame_describe(z, s, frames[0], 0, &f);
+		*where = f.where;
+	}
+}
+
+void
+report_top_sites(FILE *out, const char *path, size_t n)
+{
+	char a[HUMAN_MAX], b[HUMAN_MAX], label[512];
+	struct replay p;
+	const char *where;
+	uint32_t *order;
+	size_t i, count;
+
+	if (replay_read(&p, path, NULL, NULL, NULL))
+		goto out;
+	order = sites_ranked(&p.heap, METRIC_PEAK, &count);
+	if (count)
+		fprintf(out, "top sites by bytes live at the peak (all of them: "
+			"memsup report %s):\n", path);
+	for (i = 0; i < count && i < n; i++) {
+		const struct heap_site *st = &p.heap.sites[order[i]];
+
+		user_frame(&p.symbolizer, &p.sites, order[i], label, sizeof(label), &where);
+		fprintf(out, "  #%zu %s in %s allocation%s at %s", i + 1,
+			human_bytes(a, heap_site_peak_bytes(&p.heap, order[i])),
+			human_count(b, st->allocs), plural(st->allocs), label);
+		if (where[0])
+			fprintf(out, " (%s)", where);
+		fputc('\n', out);
+	}
+	free(order);
+out:
+	replay_close(&p);
+}
