@@ -22,9 +22,10 @@
 #include <string.h>
 
 static void
-usage(FILE *out)
+usage(void)
 {
-	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
+	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
+	      "                   [--debug-dir=DIR] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.\n"
 	      "\n"
@@ -46,7 +47,7 @@ usage(FILE *out)
 	      "                std::vector<>::push_back())\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
-	      "  -h, --help    show this help and exit\n", out);
+	      "  -h, --help    show this help and exit\n", stdout);
 }
 
 /* Every site of p, as a chain with its figures on this side. */
@@ -404,16 +405,16 @@ diff_main(int argc, char **argv)
 			full_names = true;
 			break;
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint("diff");
 			return MS_EXIT_FAILURE;
 		}
 	}
 	if (argc - optind != 2) {
 		error_msg("diff: two capture files are needed, A and B");
-		usage(stderr);
+		usage_hint("diff");
 		return MS_EXIT_FAILURE;
 	}
 

@@ -28,13 +28,14 @@ enum {
 };
 
 static void
-usage(FILE *out)
+usage(void)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
 	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
 	      "       memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
-	      "                     [--full-names] FILE\n"
-	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
+	      "                     [--full-names] [--debug-dir=DIR] FILE\n"
+	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
+	      "                   [--debug-dir=DIR] A B\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -102,7 +103,7 @@ usage(FILE *out)
 	      "Exit status: CMD's own (128+N if killed by signal N); 124 if the\n"
 	      "capture is incomplete; 128+N if signal N ended tracing first; 125\n"
 	      "if memsup failed; 126 if CMD cannot be run; 127 if CMD was not\n"
-	      "found.  See memsup(1).\n", out);
+	      "found.  See memsup(1).\n", stdout);
 }
 
 /* "16M" -> 16777216; 0 when malformed. */
@@ -380,13 +381,13 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		case 'V':
 			version();
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint(NULL);
 			return MS_EXIT_FAILURE;
 		}
 	}
@@ -405,7 +406,7 @@ main(int argc, char **argv)
 	}
 	if (!o.attach_pid && optind == argc) {
 		error_msg("no command given");
-		usage(stderr);
+		usage_hint(NULL);
 		return MS_EXIT_FAILURE;
 	}
 	if (o.user && o.keep_root) {
