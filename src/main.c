@@ -45,6 +45,9 @@ usage(void)
 	      "  -o, --output=FILE  write the capture to FILE\n"
 	      "                     (default: memsup.CMD.PID.cap)\n"
 	      "  -q, --quiet        print no summary\n"
+	      "      --status       show the live status line on stderr even when\n"
+	      "                     the workload writes to the same terminal\n"
+	      "                     (by default: only on a terminal of its own)\n"
 	      "  -p, --pid=PID      trace the running process PID and the children\n"
 	      "                     it starts from now, until it exits, until\n"
 	      "                     SIGINT or SIGTERM, or for --duration; then\n"
@@ -205,6 +208,7 @@ main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "status", no_argument, NULL, 's' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -255,6 +259,9 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 's':
+			o.status = true;
 			break;
 		case 'u':
 			o.user = optarg;
