@@ -9,19 +9,63 @@
 #include "error.h"
 #include "flamegraph.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "markup.h"
 #include "replay.h"
 #include "report-html.h"
 
-#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * A change from a to b, a != b: "+25%", "-100%", or "new" when A had
+ * none; one decimal under 10%.
+ */
+static void
+percent(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	double p;
+
+	if (!a) {
+		snprintf(buf, size, "new");
+		return;
+	}
+	p = 100.0 * (b > a ? (double)(b - a) : (double)(a - b)) / (double)a;
+	snprintf(buf, size, p < 10 ? "%s%.1f%%" : "%s%.0f%%", b > a ? "+" : "-", p);
+}
+
+/* One figure in one cell: "A -> B" over "+change (+percent)", or "same". */
+static void
+chain_cell(FILE *out, uint64_t a, uint64_t b)
+{
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], hd[HUMAN_MAX], pct[32];
+
+	fprintf(out, "<td><span class=\"ab\">%s &rarr; %s</span><br><span class=\"change\">",
+		human_count(ha, a), human_count(hb, b));
+	if (a == b) {
+		fputs("same</span></td>", out);
+		return;
+	}
+	percent(pct, sizeof(pct), a, b);
+	fprintf(out, "%s%s (%s)</span></td>", b > a ? "+" : "-",
+		human_count(hd, b > a ? b - a : a - b), pct);
+}
+
+/* A, B and the change, a cell each. */
 static void
 change_cells(FILE *out, uint64_t a, uint64_t b)
 {
-	fprintf(out, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s%" PRIu64 "</td>", a, b,
-		b >= a ? "+" : "-", b >= a ? b - a : a - b);
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], hd[HUMAN_MAX], pct[32];
+
+	fprintf(out, "<td>%s</td><td>%s</td>", human_count(ha, a), human_count(hb, b));
+	if (a == b) {
+		fputs("<td>same</td>", out);
+		return;
+	}
+	percent(pct, sizeof(pct), a, b);
+	fprintf(out, "<td>%s%s (%s)</td>", b > a ? "+" : "-",
+		human_count(hd, b > a ? b - a : a - b), pct);
 }
 
 static void
@@ -71,6 +115,11 @@ print_regions(FILE *out, const struct replay *p)
 	fputs("</table>\n", out);
 }
 
+/*
+ * The chain comes second, after its rank, and each figure takes one cell:
+ * with three cells a figure the table was 16 columns, and the chain was
+ * off the right of a 1400-pixel screen.
+ */
 static void
 print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 {
@@ -80,29 +129,30 @@ print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 	size_t i;
 
 	fprintf(out, "<h2>Chains by change in %s</h2>\n", site_metric_title(m));
-	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>", out);
+	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>"
+	      "<th class=\"l\">call chain, innermost first</th>", out);
 	for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
-		fprintf(out, "<th>%s A</th><th>B</th><th>change</th>", figures[i]);
-	fputs("<th class=\"l\">call chain, innermost first</th></tr>\n", out);
+		fprintf(out, "<th>%s<br>A &rarr; B</th>", figures[i]);
+	fputs("</tr>\n", out);
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
 		const char *frame, *end = NULL;
 		char name[1024];
 		size_t len;
 
-		fprintf(out, "<tr><td>%zu</td>", i + 1);
-		change_cells(out, a->peak_bytes, b->peak_bytes);
-		change_cells(out, a->leaked_bytes, b->leaked_bytes);
-		change_cells(out, a->bytes_allocated, b->bytes_allocated);
-		change_cells(out, a->allocs, b->allocs);
-		change_cells(out, a->temporary, b->temporary);
-		fputs("<td class=\"chain\">", out);
+		fprintf(out, "<tr><td>%zu</td><td class=\"chain\">", i + 1);
 		while ((frame = diff_prev_frame(c->v[i].name, &end, &len))) {
 			snprintf(name, sizeof(name), "%.*s", (int)len, frame);
 			markup_text(out, name, SIZE_MAX);
 			fputs(frame > c->v[i].name ? "<br>" : "", out);
 		}
-		fputs("</td></tr>\n", out);
+		fputs("</td>", out);
+		chain_cell(out, a->peak_bytes, b->peak_bytes);
+		chain_cell(out, a->leaked_bytes, b->leaked_bytes);
+		chain_cell(out, a->bytes_allocated, b->bytes_allocated);
+		chain_cell(out, a->allocs, b->allocs);
+		chain_cell(out, a->temporary, b->temporary);
+		fputs("</tr>\n", out);
 	}
 	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
 }
