@@ -157,6 +157,23 @@ print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
 }
 
+static void
+print_no_stack(FILE *out, const struct chains *c)
+{
+	const struct site_figures *a = &c->no_stack[0], *b = &c->no_stack[1];
+
+	if (!a->allocs && !b->allocs)
+		return;
+	fputs("<h2>Without a call stack, so in no chain</h2>\n<table id=\"no-stack\">\n"
+	      "<tr><th class=\"l\">figure</th><th>A</th><th>B</th><th>change</th></tr>\n", out);
+	tree_row(out, "live at the peak", a->peak_bytes, b->peak_bytes);
+	tree_row(out, "leaked", a->leaked_bytes, b->leaked_bytes);
+	tree_row(out, "allocated", a->bytes_allocated, b->bytes_allocated);
+	tree_row(out, "allocations", a->allocs, b->allocs);
+	tree_row(out, "temporary", a->temporary, b->temporary);
+	fputs("</table>\n", out);
+}
+
 void
 diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	  enum site_metric m)
@@ -174,5 +191,6 @@ diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	fputs("<h2>Flame graph</h2>\n", out);
 	diff_svg(out, c, m);
 	print_chains(out, c, top, m);
+	print_no_stack(out, c);
 	fputs("</body>\n</html>\n", out);
 }

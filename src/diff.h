@@ -18,10 +18,15 @@ struct chain {
 	struct site_figures side[2];	/* its sites summed */
 };
 
-/* Every chain of A and B, by largest change of the metric first. */
+/*
+ * Every chain of A and B, by largest change of the metric first.  Sites
+ * without a stack have no chain to match: they are summed apart, or the
+ * stacks a capture dropped would show as a change of "[no stack]".
+ */
 struct chains {
 	struct chain *v;
 	size_t n;
+	struct site_figures no_stack[2];	/* A's, B's */
 };
 
 int diff_main(int argc, char **argv);
