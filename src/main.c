@@ -192,14 +192,21 @@ version(void)
 #else
 	const char *source_lines = "none";
 #endif
+#ifdef HAVE_LIBDEBUGINFOD
+	const char *debuginfod = "libdebuginfod";
+#else
+	const char *debuginfod = "none";
+#endif
 
 	printf("memsup %s\n"
 	       "features: libbpf %s, per-process uprobes,\n"
 	       "  stack traces: frame pointers%s%s,\n"
-	       "  demangling: %s, source lines: %s\n",
+	       "  demangling: %s, source lines: %s,\n"
+	       "  debug files from debuginfod servers: %s\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
 	       unwind_backend ? ", DWARF by " : " only (no DWARF unwinder)",
-	       unwind_backend ? unwind_backend : "", demangling, source_lines);
+	       unwind_backend ? unwind_backend : "", demangling, source_lines,
+	       debuginfod);
 }
 
 int
