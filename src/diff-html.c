@@ -35,37 +35,45 @@ percent(char *buf, size_t size, uint64_t a, uint64_t b)
 	snprintf(buf, size, p < 10 ? "%s%.1f%%" : "%s%.0f%%", b > a ? "+" : "-", p);
 }
 
-/* One figure in one cell: "A -> B" over "+change (+percent)", or "same". */
-static void
-chain_cell(FILE *out, uint64_t a, uint64_t b)
+/* "+2,000 (+17%)", or "same". */
+static const char *
+change_text(char *buf, size_t size, uint64_t a, uint64_t b)
 {
-	char ha[HUMAN_MAX], hb[HUMAN_MAX], hd[HUMAN_MAX], pct[32];
+	char hd[HUMAN_MAX], pct[32];
 
-	fprintf(out, "<td><span class=\"ab\">%s &rarr; %s</span><br><span class=\"change\">",
-		human_count(ha, a), human_count(hb, b));
-	if (a == b) {
-		fputs("same</span></td>", out);
-		return;
-	}
+	if (a == b)
+		return "same";
 	percent(pct, sizeof(pct), a, b);
-	fprintf(out, "%s%s (%s)</span></td>", b > a ? "+" : "-",
-		human_count(hd, b > a ? b - a : a - b), pct);
+	snprintf(buf, size, "%s%s (%s)", b > a ? "+" : "-",
+		 human_count(hd, b > a ? b - a : a - b), pct);
+	return buf;
+}
+
+/* One figure of a chain in one cell: "A -> B" over its change. */
+static void
+chain_cell(void *out, const char *name, uint64_t a, uint64_t b)
+{
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
+
+	fprintf(out, "<td><span class=\"ab\">%s &rarr; %s</span><br>"
+		"<span class=\"change\">%s</span></td>", human_count(ha, a),
+		human_count(hb, b), change_text(change, sizeof(change), a, b));
+}
+
+static void
+chain_heading(void *out, const char *name, uint64_t a, uint64_t b)
+{
+	fprintf(out, "<th>%s<br>A &rarr; B</th>", name);
 }
 
 /* A, B and the change, a cell each. */
 static void
 change_cells(FILE *out, uint64_t a, uint64_t b)
 {
-	char ha[HUMAN_MAX], hb[HUMAN_MAX], hd[HUMAN_MAX], pct[32];
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
 
-	fprintf(out, "<td>%s</td><td>%s</td>", human_count(ha, a), human_count(hb, b));
-	if (a == b) {
-		fputs("<td>same</td>", out);
-		return;
-	}
-	percent(pct, sizeof(pct), a, b);
-	fprintf(out, "<td>%s%s (%s)</td>", b > a ? "+" : "-",
-		human_count(hd, b > a ? b - a : a - b), pct);
+	fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>", human_count(ha, a),
+		human_count(hb, b), change_text(change, sizeof(change), a, b));
 }
 
 static void
@@ -123,16 +131,13 @@ print_regions(FILE *out, const struct replay *p)
 static void
 print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 {
-	static const char *const figures[] = {
-		"live at the peak", "leaked", "allocated", "allocations", "temporary",
-	};
+	static const struct site_figures none;
 	size_t i;
 
 	fprintf(out, "<h2>Chains by change in %s</h2>\n", site_metric_title(m));
 	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>"
 	      "<th class=\"l\">call chain, innermost first</th>", out);
-	for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
-		fprintf(out, "<th>%s<br>A &rarr; B</th>", figures[i]);
+	diff_foreach_chain_figure(&none, &none, chain_heading, out);
 	fputs("</tr>\n", out);
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
@@ -147,11 +152,7 @@ print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 			fputs(frame > c->v[i].name ? "<br>" : "", out);
 		}
 		fputs("</td>", out);
-		chain_cell(out, a->peak_bytes, b->peak_bytes);
-		chain_cell(out, a->leaked_bytes, b->leaked_bytes);
-		chain_cell(out, a->bytes_allocated, b->bytes_allocated);
-		chain_cell(out, a->allocs, b->allocs);
-		chain_cell(out, a->temporary, b->temporary);
+		diff_foreach_chain_figure(a, b, chain_cell, out);
 		fputs("</tr>\n", out);
 	}
 	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
@@ -166,11 +167,7 @@ print_no_stack(FILE *out, const struct chains *c)
 		return;
 	fputs("<h2>Without a call stack, so in no chain</h2>\n<table id=\"no-stack\">\n"
 	      "<tr><th class=\"l\">figure</th><th>A</th><th>B</th><th>change</th></tr>\n", out);
-	tree_row(out, "live at the peak", a->peak_bytes, b->peak_bytes);
-	tree_row(out, "leaked", a->leaked_bytes, b->leaked_bytes);
-	tree_row(out, "allocated", a->bytes_allocated, b->bytes_allocated);
-	tree_row(out, "allocations", a->allocs, b->allocs);
-	tree_row(out, "temporary", a->temporary, b->temporary);
+	diff_foreach_chain_figure(a, b, tree_row, out);
 	fputs("</table>\n", out);
 }
 

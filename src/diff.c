@@ -220,14 +220,41 @@ region_text(void *out, const char *name, const struct region_stats *a,
 	fputc('\n', out);
 }
 
+void
+diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
+			  void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			  void *ctx)
+{
+	fn(ctx, "peak", a->peak_bytes, b->peak_bytes);
+	fn(ctx, "leaked", a->leaked_bytes, b->leaked_bytes);
+	fn(ctx, "allocated", a->bytes_allocated, b->bytes_allocated);
+	fn(ctx, "allocations", a->allocs, b->allocs);
+	fn(ctx, "temporary", a->temporary, b->temporary);
+}
+
+struct figures_line {
+	FILE *out;
+	const char *sep;	/* before the next figure */
+};
+
+static void
+chain_figure_text(void *ctx, const char *name, uint64_t a, uint64_t b)
+{
+	struct figures_line *l = ctx;
+	char label[32];
+
+	snprintf(label, sizeof(label), "%s %s", l->sep, name);
+	print_delta(l->out, label, a, b);
+	l->sep = ";";
+}
+
+/* " peak A -> B (+C); leaked ...", to the end of the line. */
 static void
 print_figures(FILE *out, const struct site_figures *a, const struct site_figures *b)
 {
-	print_delta(out, " peak", a->peak_bytes, b->peak_bytes);
-	print_delta(out, "; leaked", a->leaked_bytes, b->leaked_bytes);
-	print_delta(out, "; allocated", a->bytes_allocated, b->bytes_allocated);
-	print_delta(out, "; allocations", a->allocs, b->allocs);
-	print_delta(out, "; temporary", a->temporary, b->temporary);
+	struct figures_line l = { out, "" };
+
+	diff_foreach_chain_figure(a, b, chain_figure_text, &l);
 	fputc('\n', out);
 }
 

@@ -36,6 +36,11 @@ void diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stat
 			      void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
 			      void *ctx);
 
+/* Calls fn for each figure of a chain, with A's and B's, in the reports' order. */
+void diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
+			       void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			       void *ctx);
+
 /*
  * A chain's frames innermost first, as memsup report lists them, one a
  * call: *end is NULL for the first.  Returns NULL past the last; *len is
