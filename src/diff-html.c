@@ -9,19 +9,71 @@
 #include "error.h"
 #include "flamegraph.h"
 #include "heap.h"
+#include "human-numbers.h"
 #include "markup.h"
 #include "replay.h"
 #include "report-html.h"
 
-#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * A change from a to b, a != b: "+25%", "-100%", or "new" when A had
+ * none; one decimal under 10%.
+ */
+static void
+percent(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	double p;
+
+	if (!a) {
+		snprintf(buf, size, "new");
+		return;
+	}
+	p = 100.0 * (b > a ? (double)(b - a) : (double)(a - b)) / (double)a;
+	snprintf(buf, size, p < 10 ? "%s%.1f%%" : "%s%.0f%%", b > a ? "+" : "-", p);
+}
+
+/* "+2,000 (+17%)", or "same". */
+static const char *
+change_text(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	char hd[HUMAN_MAX], pct[32];
+
+	if (a == b)
+		return "same";
+	percent(pct, sizeof(pct), a, b);
+	snprintf(buf, size, "%s%s (%s)", b > a ? "+" : "-",
+		 human_count(hd, b > a ? b - a : a - b), pct);
+	return buf;
+}
+
+/* One figure of a chain in one cell: "A -> B" over its change. */
+static void
+chain_cell(void *out, const char *name, uint64_t a, uint64_t b)
+{
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
+
+	fprintf(out, "<td><span class=\"ab\">%s &rarr; %s</span><br>"
+		"<span class=\"change\">%s</span></td>", human_count(ha, a),
+		human_count(hb, b), change_text(change, sizeof(change), a, b));
+}
+
+static void
+chain_heading(void *out, const char *name, uint64_t a, uint64_t b)
+{
+	fprintf(out, "<th>%s<br>A &rarr; B</th>", name);
+}
+
+/* A, B and the change, a cell each. */
 static void
 change_cells(FILE *out, uint64_t a, uint64_t b)
 {
-	fprintf(out, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%s%" PRIu64 "</td>", a, b,
-		b >= a ? "+" : "-", b >= a ? b - a : a - b);
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
+
+	fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>", human_count(ha, a),
+		human_count(hb, b), change_text(change, sizeof(change), a, b));
 }
 
 static void
@@ -71,40 +123,52 @@ print_regions(FILE *out, const struct replay *p)
 	fputs("</table>\n", out);
 }
 
+/*
+ * The chain comes second, after its rank, and each figure takes one cell:
+ * with three cells a figure the table was 16 columns, and the chain was
+ * off the right of a 1400-pixel screen.
+ */
 static void
 print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 {
-	static const char *const figures[] = {
-		"live at the peak", "leaked", "allocated", "allocations", "temporary",
-	};
+	static const struct site_figures none;
 	size_t i;
 
 	fprintf(out, "<h2>Chains by change in %s</h2>\n", site_metric_title(m));
-	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>", out);
-	for (i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
-		fprintf(out, "<th>%s A</th><th>B</th><th>change</th>", figures[i]);
-	fputs("<th class=\"l\">call chain, innermost first</th></tr>\n", out);
+	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>"
+	      "<th class=\"l\">call chain, innermost first</th>", out);
+	diff_foreach_chain_figure(&none, &none, chain_heading, out);
+	fputs("</tr>\n", out);
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
 		const char *frame, *end = NULL;
 		char name[1024];
 		size_t len;
 
-		fprintf(out, "<tr><td>%zu</td>", i + 1);
-		change_cells(out, a->peak_bytes, b->peak_bytes);
-		change_cells(out, a->leaked_bytes, b->leaked_bytes);
-		change_cells(out, a->bytes_allocated, b->bytes_allocated);
-		change_cells(out, a->allocs, b->allocs);
-		change_cells(out, a->temporary, b->temporary);
-		fputs("<td class=\"chain\">", out);
+		fprintf(out, "<tr><td>%zu</td><td class=\"chain\">", i + 1);
 		while ((frame = diff_prev_frame(c->v[i].name, &end, &len))) {
 			snprintf(name, sizeof(name), "%.*s", (int)len, frame);
 			markup_text(out, name, SIZE_MAX);
 			fputs(frame > c->v[i].name ? "<br>" : "", out);
 		}
-		fputs("</td></tr>\n", out);
+		fputs("</td>", out);
+		diff_foreach_chain_figure(a, b, chain_cell, out);
+		fputs("</tr>\n", out);
 	}
 	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
+}
+
+static void
+print_no_stack(FILE *out, const struct chains *c)
+{
+	const struct site_figures *a = &c->no_stack[0], *b = &c->no_stack[1];
+
+	if (!a->allocs && !b->allocs)
+		return;
+	fputs("<h2>Without a call stack, so in no chain</h2>\n<table id=\"no-stack\">\n"
+	      "<tr><th class=\"l\">figure</th><th>A</th><th>B</th><th>change</th></tr>\n", out);
+	diff_foreach_chain_figure(a, b, tree_row, out);
+	fputs("</table>\n", out);
 }
 
 void
@@ -124,5 +188,6 @@ diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	fputs("<h2>Flame graph</h2>\n", out);
 	diff_svg(out, c, m);
 	print_chains(out, c, top, m);
+	print_no_stack(out, c);
 	fputs("</body>\n</html>\n", out);
 }

@@ -22,9 +22,10 @@
 #include <string.h>
 
 static void
-usage(FILE *out)
+usage(void)
 {
-	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
+	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
+	      "                   [--debug-dir=DIR] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.\n"
 	      "\n"
@@ -46,7 +47,17 @@ usage(FILE *out)
 	      "                std::vector<>::push_back())\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
-	      "  -h, --help    show this help and exit\n", out);
+	      "  -h, --help    show this help and exit\n", stdout);
+}
+
+static void
+figures_add(struct site_figures *t, const struct site_figures *f)
+{
+	t->allocs += f->allocs;
+	t->bytes_allocated += f->bytes_allocated;
+	t->peak_bytes += f->peak_bytes;
+	t->leaked_bytes += f->leaked_bytes;
+	t->temporary += f->temporary;
 }
 
 /* Every site of p, as a chain with its figures on this side. */
@@ -54,15 +65,21 @@ static void
 add_sites(struct chains *c, struct replay *p, int side)
 {
 	const struct heap_model *h = &p->heap;
-	uint32_t site;
+	uint32_t site, nframes;
 
 	for (site = 0; site < h->nsites; site++) {
+		struct site_figures f;
 		struct chain *ch;
 		size_t size = 0;
 		FILE *out;
 
 		if (!h->sites[site].allocs)
 			continue;
+		if (!sites_frames(&p->sites, site, &nframes) || !nframes) {
+			site_figures_of(h, site, &f);
+			figures_add(&c->no_stack[side], &f);
+			continue;
+		}
 		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
 		ch = &c->v[c->n++];
 		memset(ch, 0, sizeof(*ch));
@@ -97,16 +114,8 @@ merge_chains(struct chains *c)
 			c->v[kept++] = c->v[i];
 			continue;
 		}
-		for (side = 0; side < 2; side++) {
-			struct site_figures *t = &into->side[side];
-			const struct site_figures *f = &c->v[i].side[side];
-
-			t->allocs += f->allocs;
-			t->bytes_allocated += f->bytes_allocated;
-			t->peak_bytes += f->peak_bytes;
-			t->leaked_bytes += f->leaked_bytes;
-			t->temporary += f->temporary;
-		}
+		for (side = 0; side < 2; side++)
+			figures_add(&into->side[side], &c->v[i].side[side]);
 		free(c->v[i].name);
 	}
 	c->n = kept;
@@ -211,12 +220,52 @@ region_text(void *out, const char *name, const struct region_stats *a,
 	fputc('\n', out);
 }
 
+void
+diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
+			  void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			  void *ctx)
+{
+	fn(ctx, "peak", a->peak_bytes, b->peak_bytes);
+	fn(ctx, "leaked", a->leaked_bytes, b->leaked_bytes);
+	fn(ctx, "allocated", a->bytes_allocated, b->bytes_allocated);
+	fn(ctx, "allocations", a->allocs, b->allocs);
+	fn(ctx, "temporary", a->temporary, b->temporary);
+}
+
+struct figures_line {
+	FILE *out;
+	const char *sep;	/* before the next figure */
+};
+
 static void
-print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top,
-	   enum site_metric m)
+chain_figure_text(void *ctx, const char *name, uint64_t a, uint64_t b)
+{
+	struct figures_line *l = ctx;
+	char label[32];
+
+	snprintf(label, sizeof(label), "%s %s", l->sep, name);
+	print_delta(l->out, label, a, b);
+	l->sep = ";";
+}
+
+/* " peak A -> B (+C); leaked ...", to the end of the line. */
+static void
+print_figures(FILE *out, const struct site_figures *a, const struct site_figures *b)
+{
+	struct figures_line l = { out, "" };
+
+	diff_foreach_chain_figure(a, b, chain_figure_text, &l);
+	fputc('\n', out);
+}
+
+static void
+print_text(FILE *out, const struct chains *c, const struct replay *p,
+	   char *const *files, size_t top, enum site_metric m)
 {
 	size_t i, shown = 0;
 
+	fprintf(out, "A: %s (%s)\nB: %s (%s)\n", files[0], replay_command(&p[0]),
+		files[1], replay_command(&p[1]));
 	fprintf(out, "whole tree:\n");
 	diff_foreach_tree_figure(&p[0].heap.tree, &p[1].heap.tree, tree_figure_text, out);
 	if (p[0].heap.regions.nregions || p[1].heap.regions.nregions) {
@@ -233,18 +282,17 @@ print_text(FILE *out, const struct chains *c, const struct replay *p, size_t top
 		if (!diff_change(ch, m))
 			break;
 		fprintf(out, "  #%zu", ++shown);
-		print_delta(out, " peak", a->peak_bytes, b->peak_bytes);
-		print_delta(out, "; leaked", a->leaked_bytes, b->leaked_bytes);
-		print_delta(out, "; allocated", a->bytes_allocated, b->bytes_allocated);
-		print_delta(out, "; allocations", a->allocs, b->allocs);
-		print_delta(out, "; temporary", a->temporary, b->temporary);
-		fputc('\n', out);
+		print_figures(out, a, b);
 		end = NULL;
 		while ((frame = diff_prev_frame(ch->name, &end, &len)))
 			fprintf(out, "        %.*s\n", (int)len, frame);
 	}
 	if (!shown)
 		fprintf(out, "  none\n");
+	if (c->no_stack[0].allocs || c->no_stack[1].allocs) {
+		fprintf(out, "without a call stack, so in no chain:\n ");
+		print_figures(out, &c->no_stack[0], &c->no_stack[1]);
+	}
 }
 
 static void
@@ -324,7 +372,11 @@ print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top
 		json_stats(out, &c->v[i].side[1]);
 		fputc('}', out);
 	}
-	fputs(i ? "\n]}\n" : "]}\n", out);
+	fputs(i ? "\n],\n\"no_stack\": {\"a\": " : "],\n\"no_stack\": {\"a\": ", out);
+	json_stats(out, &c->no_stack[0]);
+	fputs(", \"b\": ", out);
+	json_stats(out, &c->no_stack[1]);
+	fputs("}}\n", out);
 }
 
 /* flamegraph.pl's differential input: each chain, then A's value and B's. */
@@ -373,7 +425,7 @@ diff_main(int argc, char **argv)
 	const char *debug_dir = NULL;
 	bool full_names = false;
 	struct replay p[2];
-	struct chains c = { NULL, 0 };
+	struct chains c = { 0 };
 	unsigned long top = 10;
 	size_t i, read = 0;
 	int opt, ret = 0;
@@ -404,16 +456,16 @@ diff_main(int argc, char **argv)
 			full_names = true;
 			break;
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint("diff");
 			return MS_EXIT_FAILURE;
 		}
 	}
 	if (argc - optind != 2) {
 		error_msg("diff: two capture files are needed, A and B");
-		usage(stderr);
+		usage_hint("diff");
 		return MS_EXIT_FAILURE;
 	}
 
@@ -435,7 +487,7 @@ diff_main(int argc, char **argv)
 		else if (format == REPORT_HTML)
 			diff_html(stdout, &c, p, top, metric);
 		else
-			print_text(stdout, &c, p, top, metric);
+			print_text(stdout, &c, p, argv + optind, top, metric);
 	}
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].name);

@@ -18,10 +18,15 @@ struct chain {
 	struct site_figures side[2];	/* its sites summed */
 };
 
-/* Every chain of A and B, by largest change of the metric first. */
+/*
+ * Every chain of A and B, by largest change of the metric first.  Sites
+ * without a stack have no chain to match: they are summed apart, or the
+ * stacks a capture dropped would show as a change of "[no stack]".
+ */
 struct chains {
 	struct chain *v;
 	size_t n;
+	struct site_figures no_stack[2];	/* A's, B's */
 };
 
 int diff_main(int argc, char **argv);
@@ -30,6 +35,11 @@ int diff_main(int argc, char **argv);
 void diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stats *b,
 			      void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
 			      void *ctx);
+
+/* Calls fn for each figure of a chain, with A's and B's, in the reports' order. */
+void diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
+			       void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
+			       void *ctx);
 
 /*
  * A chain's frames innermost first, as memsup report lists them, one a

@@ -50,6 +50,13 @@ warning_msg(const char *fmt, ...)
 }
 
 void
+usage_hint(const char *command)
+{
+	fprintf(stderr, "Try 'memsup %s%s--help' for more information.\n",
+		command ? command : "", command ? " " : "");
+}
+
+void
 error_msg_and_die(const char *fmt, ...)
 {
 	va_list ap;

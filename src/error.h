@@ -7,11 +7,13 @@
 
 /* memsup's own exit statuses; the workload's status is passed through. */
 enum {
-	MS_EXIT_READ_ERROR = 1,		/* report: capture missing or corrupt */
+	MS_EXIT_READ_ERROR = 1,		/* report: capture not whole (damaged,
+					 * truncated, not a capture) */
 	MS_EXIT_INCOMPLETE = 124,	/* records or calls lost, a process
 					 * unprobed, or the tree killed by
 					 * the pressure timeout */
-	MS_EXIT_FAILURE = 125,		/* usage, privileges, kernel, internal */
+	MS_EXIT_FAILURE = 125,		/* usage, privileges, kernel, a file
+					 * that cannot be opened, internal */
 	MS_EXIT_CANNOT_EXEC = 126,
 	MS_EXIT_NOT_FOUND = 127,
 };
@@ -26,6 +28,12 @@ void error_msg_and_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 void perror_msg_and_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * After a usage error: "Try 'memsup [COMMAND ]--help'", rather than the
+ * whole help burying the message above it.  command NULL: memsup itself.
+ */
+void usage_hint(const char *command);
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);

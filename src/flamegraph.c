@@ -24,7 +24,7 @@
 #define GRAPH_TOP	40	/* title and details above the frames */
 #define CHAR_WIDTH	7	/* of the 12px font, for labels that fit */
 #define MIN_WIDTH	0.3	/* pixels: narrower frames are left out */
-#define TITLE_MAX	60	/* characters of the title, before its metric */
+#define TITLE_MAX	60	/* characters of the command, after the metric */
 
 struct fnode {
 	char *name;
@@ -269,14 +269,19 @@ write_svg(FILE *out, const struct ftree *t, enum site_metric m, const char *titl
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
 		"<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"15\">",
 		GRAPH_WIDTH, height, GRAPH_WIDTH, height, GRAPH_WIDTH / 2);
-	/* Short enough to clear "Reset zoom" on its left. */
+	/*
+	 * The metric, then the command: a command's own colons
+	 * ("sqlite3 :memory:") ran into a "COMMAND: metric" separator.  Short
+	 * enough to clear "Reset zoom" on its left.
+	 */
+	fprintf(out, "%s%s &#8212; ", site_metric_title(m),
+		t->diff ? ", from A to B (red grew, blue shrank)" : "");
 	markup_text(out, title, TITLE_MAX);
 	if (strlen(title) > TITLE_MAX)
 		fputs("...", out);
-	fprintf(out, ": %s%s</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
-		"style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
-		"<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", site_metric_title(m),
-		t->diff ? ", from A to B (red grew, blue shrank)" : "");
+	fputs("</text>\n<text id=\"reset\" x=\"10\" y=\"16\" "
+	      "style=\"cursor: pointer\" fill=\"#06c\">Reset zoom</text>\n"
+	      "<text id=\"details\" x=\"10\" y=\"32\"> </text>\n", out);
 	if (t->v[0].value)
 		draw(out, t, 0, 0, 0, site_metric_title(m));
 	else

@@ -29,14 +29,15 @@ enum {
 };
 
 static void
-usage(FILE *out)
+usage(void)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
 	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
 	      "       memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
 	      "                     [--full-names] [--suppress=FILE]\n"
-	      "                     [--no-default-suppressions] FILE\n"
-	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] A B\n"
+	      "                     [--no-default-suppressions] [--debug-dir=DIR] FILE\n"
+	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
+	      "                   [--debug-dir=DIR] A B\n"
 	      "       memsup probes [--probe-sites=auto|entry] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
@@ -47,6 +48,9 @@ usage(FILE *out)
 	      "  -o, --output=FILE  write the capture to FILE\n"
 	      "                     (default: memsup.CMD.PID.cap)\n"
 	      "  -q, --quiet        print no summary\n"
+	      "      --status       show the live status line on stderr even when\n"
+	      "                     the workload writes to the same terminal\n"
+	      "                     (by default: only on a terminal of its own)\n"
 	      "  -p, --pid=PID      trace the running process PID and the children\n"
 	      "                     it starts from now, until it exits, until\n"
 	      "                     SIGINT or SIGTERM, or for --duration; then\n"
@@ -111,7 +115,7 @@ usage(FILE *out)
 	      "Exit status: CMD's own (128+N if killed by signal N); 124 if the\n"
 	      "capture is incomplete; 128+N if signal N ended tracing first; 125\n"
 	      "if memsup failed; 126 if CMD cannot be run; 127 if CMD was not\n"
-	      "found.  See memsup(1).\n", out);
+	      "found.  See memsup(1).\n", stdout);
 }
 
 /* "16M" -> 16777216; 0 when malformed. */
@@ -197,18 +201,25 @@ version(void)
 #else
 	const char *source_lines = "none";
 #endif
+#ifdef HAVE_LIBDEBUGINFOD
+	const char *debuginfod = "libdebuginfod";
+#else
+	const char *debuginfod = "none";
+#endif
 
 	printf("memsup %s\n"
 	       "features: libbpf %s, per-process uprobes,\n"
 	       "  probe sites: %s%s,\n"
 	       "  stack traces: frame pointers%s%s,\n"
-	       "  demangling: %s, source lines: %s\n",
+	       "  demangling: %s, source lines: %s,\n"
+	       "  debug files from debuginfod servers: %s\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
 	       probe_sites_decoder ? "emulated instructions, decoded by " :
 				     "entries only (no x86 decoder)",
 	       probe_sites_decoder ? probe_sites_decoder : "",
 	       unwind_backend ? ", DWARF by " : " only (no DWARF unwinder)",
-	       unwind_backend ? unwind_backend : "", demangling, source_lines);
+	       unwind_backend ? unwind_backend : "", demangling, source_lines,
+	       debuginfod);
 }
 
 int
@@ -217,6 +228,7 @@ main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "status", no_argument, NULL, 's' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -270,6 +282,9 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 's':
+			o.status = true;
 			break;
 		case 'u':
 			o.user = optarg;
@@ -400,13 +415,13 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		case 'V':
 			version();
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint(NULL);
 			return MS_EXIT_FAILURE;
 		}
 	}
@@ -425,7 +440,7 @@ main(int argc, char **argv)
 	}
 	if (!o.attach_pid && optind == argc) {
 		error_msg("no command given");
-		usage(stderr);
+		usage_hint(NULL);
 		return MS_EXIT_FAILURE;
 	}
 	if (o.user && o.keep_root) {

@@ -18,8 +18,9 @@ replay_read(struct replay *p, const char *path, const char *debug_dir,
 	symbolizer_init(&p->symbolizer, debug_dir);
 	p->rd = capture_open(path);
 	if (!p->rd) {
+		/* A file named wrong is a bad invocation, as no file is. */
 		perror_msg("cannot open %s", path);
-		return MS_EXIT_READ_ERROR;
+		return MS_EXIT_FAILURE;
 	}
 	while ((n = capture_next(p->rd, &r)) > 0) {
 		sites_apply(&p->sites, &r);

@@ -137,7 +137,7 @@ struct profile {
 	struct pb body;		/* samples, mappings, locations, functions */
 	struct pb sub, line;	/* scratch for nested messages */
 	struct u64map locations;	/* frame -> location id */
-	struct u64map functions;	/* name's string index -> function id */
+	struct u64map functions;	/* name's and file's string indexes -> id */
 	uint64_t *mapped;		/* module index -> 1 once its mapping is out */
 	uint64_t nlocations, nfunctions;
 };
@@ -163,21 +163,28 @@ add_mapping(struct profile *pr, const struct sites *s, uint32_t module)
 	pr->mapped[module - 1] = 1;
 }
 
+/*
+ * A Line has a number but no file: its file is its Function's.  So there
+ * is one Function per name and file, for code of one function written in
+ * two files (an #include in its body, static functions of one name).
+ */
 static uint64_t
 function_id(struct profile *pr, const char *name, const char *source)
 {
 	uint64_t name_index = string_index(&pr->strings, name);
-	struct u64map_slot *slot = u64map_find(&pr->functions, name_index);
+	uint64_t file_index = string_index(&pr->strings, source);
+	uint64_t key = (name_index << 32 | file_index) + 1;	/* never 0 */
+	struct u64map_slot *slot = u64map_find(&pr->functions, key);
 
 	if (slot)
 		return slot->value;
 	pb_uint(&pr->sub, FUNCTION_ID, ++pr->nfunctions);
 	pb_uint(&pr->sub, FUNCTION_NAME, name_index);
 	pb_uint(&pr->sub, FUNCTION_SYSTEM_NAME, name_index);
-	if (source)
-		pb_uint(&pr->sub, FUNCTION_FILENAME, string_index(&pr->strings, source));
+	if (file_index)
+		pb_uint(&pr->sub, FUNCTION_FILENAME, file_index);
 	pb_message(&pr->body, PROFILE_FUNCTION, &pr->sub);
-	u64map_put(&pr->functions, name_index, pr->nfunctions);
+	u64map_put(&pr->functions, key, pr->nfunctions);
 	return pr->nfunctions;
 }
 
@@ -218,8 +225,7 @@ location_id(struct profile *pr, const struct sites *s, struct symbolizer *z,
 			*colon = '\0';
 			line = strtoull(colon + 1, NULL, 10);
 		}
-		pb_uint(&pr->line, LINE_FUNCTION_ID,
-			function_id(pr, f.function, file[0] ? file : NULL));
+		pb_uint(&pr->line, LINE_FUNCTION_ID, function_id(pr, f.function, file));
 		if (line)
 			pb_uint(&pr->line, LINE_LINE, line);
 		pb_message(&location, LOCATION_LINE, &pr->line);

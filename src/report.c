@@ -23,10 +23,11 @@
 #include <unistd.h>
 
 static void
-usage(FILE *out)
+usage(void)
 {
-	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--full-names]\n"
-	      "                     [--suppress=FILE] [--no-default-suppressions] FILE\n"
+	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
+	      "                     [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
+	      "                     [--debug-dir=DIR] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
 	      "one per line.\n"
@@ -61,7 +62,7 @@ usage(FILE *out)
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "                (default: /usr/lib/debug)\n"
-	      "  -h, --help    show this help and exit\n", out);
+	      "  -h, --help    show this help and exit\n", stdout);
 }
 
 static void
@@ -135,10 +136,10 @@ report_main(int argc, char **argv)
 			metric_given = true;
 			break;
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint("report");
 			return MS_EXIT_FAILURE;
 		}
 	}
@@ -162,7 +163,7 @@ report_main(int argc, char **argv)
 	if (optind != argc - 1) {
 		error_msg(optind == argc ? "report: no capture file given"
 					 : "report: more than one capture file given");
-		usage(stderr);
+		usage_hint("report");
 		return MS_EXIT_FAILURE;
 	}
 	suppressions_init(&suppressions);

@@ -699,11 +699,12 @@ trace_until_done(struct session *s, int sfd)
 	    tracer_done(&s->tracer))
 		s->ended_by = 0;
 	consumer_drain(&s->consumer);
-	status_clear(&s->status);
 	goto out;
 fail:
 	err = -errno;
 out:
+	/* Before the summary, or the message that says why tracing failed. */
+	status_clear(&s->status);
 	if (tfd >= 0)
 		close(tfd);
 	if (ep >= 0)
@@ -985,7 +986,6 @@ run_capture(const struct run_options *o)
 	if (o->attach_pid)
 		bpf.on_mapping = on_mapping;
 	pressure_init(&s.pressure, o->pressure_timeout_ns);
-	status_init(&s.status, stderr, !o->quiet);
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
@@ -1035,6 +1035,9 @@ run_capture(const struct run_options *o)
 		ret = err;
 		goto out;
 	}
+	status_init(&s.status, stderr,
+		    o->status ? STATUS_ON : o->quiet ? STATUS_OFF : STATUS_AUTO,
+		    o->attach_pid ? o->attach_pid : s.tracer.root);
 
 	err = trace_until_done(&s, sfd);
 	if (err) {

@@ -13,6 +13,7 @@
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
 	bool quiet;		/* no summary on stderr */
+	bool status;		/* --status: the live line even on the workload's terminal */
 	const char *user;	/* --user, or NULL */
 	bool keep_root;
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */

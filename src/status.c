@@ -3,14 +3,51 @@
 #include "status.h"
 
 #include <inttypes.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define STATUS_PERIOD_NS 1000000000ULL
 
-void
-status_init(struct live_status *st, FILE *out, bool show)
+/* Whether path is the terminal whose device is rdev. */
+static bool
+is_terminal(const char *path, dev_t rdev)
 {
-	st->out = show && isatty(fileno(out)) ? out : NULL;
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISCHR(sb.st_mode) && sb.st_rdev == rdev;
+}
+
+/*
+ * Two writers of one terminal garble each other's lines: the status line
+ * erases a prompt, and what the workload prints or echoes lands behind
+ * the status text.  So only a terminal that the workload writes to
+ * through neither its stdout nor its stderr takes the line unasked.
+ */
+static bool
+shares_terminal(FILE *out, pid_t pid)
+{
+	char path[64];
+	struct stat sb;
+	int fd;
+
+	if (fstat(fileno(out), &sb) || !S_ISCHR(sb.st_mode))
+		return false;
+	for (fd = 1; fd <= 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (is_terminal(path, sb.st_rdev))
+			return true;
+	}
+	return false;
+}
+
+void
+status_init(struct live_status *st, FILE *out, enum status_mode mode, pid_t workload)
+{
+	bool show = isatty(fileno(out)) &&
+		    (mode == STATUS_ON ||
+		     (mode == STATUS_AUTO && !shares_terminal(out, workload)));
+
+	st->out = show ? out : NULL;
 	st->shown_ns = 0;
 	st->shown_events = 0;
 }

@@ -2,7 +2,8 @@
 /*
  * The live status line: while a capture runs, once a second, on a
  * terminal, what it has seen so far.  Rewritten in place with a carriage
- * return, and cleared before the summary.
+ * return, and cleared before the summary.  Shown unasked only on a
+ * terminal the workload does not write to.
  */
 #ifndef MEMSUP_STATUS_H
 #define MEMSUP_STATUS_H
@@ -10,6 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+enum status_mode {
+	STATUS_AUTO,	/* on a terminal that is not the workload's stdout or stderr */
+	STATUS_ON,	/* --status: on any terminal */
+	STATUS_OFF,	/* --quiet */
+};
 
 struct status_figures {
 	uint64_t events;	/* allocator calls recorded */
@@ -24,8 +32,8 @@ struct live_status {
 	uint64_t shown_events;
 };
 
-/* On when out is a terminal and show is true. */
-void status_init(struct live_status *st, FILE *out, bool show);
+/* The line on out, as mode says, for the tree whose first process is workload. */
+void status_init(struct live_status *st, FILE *out, enum status_mode mode, pid_t workload);
 /* Rewrites the line if a second has passed since it last did. */
 void status_update(struct live_status *st, uint64_t now_ns, const struct status_figures *f);
 /* Leaves the terminal's line empty for what comes next. */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "symbolize.h"
+#ifdef HAVE_LIBDEBUGINFOD
+#include "debug-fetch.h"
+#endif
 #include "elf-functions.h"
 #include "error.h"
 #include "human-numbers.h"
@@ -39,6 +42,7 @@ struct symbol_file {
 	struct symbol *syms;	/* sorted by address */
 	size_t nsyms;
 	bool full;		/* a .symtab was read: not exported names only */
+	const char *fetch_why;	/* why debuginfod had no debug file, or NULL */
 	uint64_t unnamed;	/* frames asked for that fell in no function */
 	struct u64map named;	/* address + 1 -> index + 1 in frames */
 	struct named_frame *frames;
@@ -57,6 +61,8 @@ symbolizer_init(struct symbolizer *z, const char *debug_dir)
 	z->nfiles = 0;
 	z->debug_dir = debug_dir ? debug_dir : "/usr/lib/debug";
 	z->full_names = false;
+	z->fetch = NULL;
+	z->fetch_tried = false;
 }
 
 static void
@@ -101,6 +107,11 @@ symbolizer_free(struct symbolizer *z)
 	free(z->files);
 	z->files = NULL;
 	z->nfiles = 0;
+#ifdef HAVE_LIBDEBUGINFOD
+	debug_fetch_end(z->fetch);
+#endif
+	z->fetch = NULL;
+	z->fetch_tried = false;
 }
 
 static void
@@ -215,40 +226,80 @@ joined(char *buf, size_t size, const char *a, const char *b, const char *c, cons
 	return (size_t)snprintf(buf, size, "%s%s%s%s", a, b, c, d) < size;
 }
 
+/* DIR/.build-id/ab/cdef....debug: where m's debug file goes. */
+static void
+build_id_path(char *path, size_t size, const char *debug_dir, const struct space_module *m)
+{
+	int n, i;
+
+	n = snprintf(path, size, "%s/.build-id/%02x/", debug_dir, m->build_id[0]);
+	for (i = 1; i < m->build_id_len && n < (int)size - 3; i++)
+		n += snprintf(path + n, size - (size_t)n, "%02x", m->build_id[i]);
+	snprintf(path + n, size - (size_t)n, ".debug");
+}
+
+#ifdef HAVE_LIBDEBUGINFOD
+/* The debug file from a debuginfod server, for what the files here lack. */
+static void
+fetch_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space_module *m)
+{
+#ifdef HAVE_LIBDW
+	bool lacking = !f->full || !f->dwarf;
+#else
+	bool lacking = !f->full;
+#endif
+	char *fetched;
+
+	/* A fetch can take long: none for a file whose own symbols do. */
+	if (!m->build_id_len || !lacking)
+		return;
+	if (!z->fetch_tried) {
+		z->fetch = debug_fetch_begin();
+		z->fetch_tried = true;
+	}
+	if (!z->fetch)
+		return;
+	fetched = debug_fetch(z->fetch, m->build_id, m->build_id_len, &f->fetch_why);
+	if (fetched)
+		read_file(f, fetched, m, true);
+	free(fetched);
+}
+#endif
+
 /*
  * The separate debug file, found as gdb finds it: by build-id under the
  * debug directory, else by the .gnu_debuglink name beside the file, in
- * its .debug directory, or under the debug directory.
+ * its .debug directory, or under the debug directory; else, by build-id,
+ * from the debuginfod servers of DEBUGINFOD_URLS.
  */
 static void
-read_debug_file(struct symbol_file *f, const struct space_module *m, const char *debug_dir)
+read_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space_module *m)
 {
 	char path[4096], link[256], dir[4096];
 	const char *slash;
-	int n, i;
 
 	if (m->build_id_len) {
-		n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_dir,
-			     m->build_id[0]);
-		for (i = 1; i < m->build_id_len && n < (int)sizeof(path) - 3; i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x",
-				      m->build_id[i]);
-		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+		build_id_path(path, sizeof(path), z->debug_dir, m);
 		if (read_file(f, path, m, true))
 			return;
 	}
 	debuglink_of(m->path, link, sizeof(link));
 	slash = strrchr(m->path, '/');
-	if (!link[0] || !slash)
-		return;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - m->path), m->path);
-	if (joined(path, sizeof(path), "", dir, "/", link) && read_file(f, path, m, true))
-		return;
-	if (joined(path, sizeof(path), "", dir, "/.debug/", link) &&
-	    read_file(f, path, m, true))
-		return;
-	if (joined(path, sizeof(path), debug_dir, dir, "/", link))
-		read_file(f, path, m, true);
+	if (link[0] && slash) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - m->path), m->path);
+		if (joined(path, sizeof(path), "", dir, "/", link) &&
+		    read_file(f, path, m, true))
+			return;
+		if (joined(path, sizeof(path), "", dir, "/.debug/", link) &&
+		    read_file(f, path, m, true))
+			return;
+		if (joined(path, sizeof(path), z->debug_dir, dir, "/", link) &&
+		    read_file(f, path, m, true))
+			return;
+	}
+#ifdef HAVE_LIBDEBUGINFOD
+	fetch_debug_file(z, f, m);
+#endif
 }
 
 /*
@@ -278,13 +329,13 @@ sort_symbols(struct symbol_file *f)
 }
 
 static struct symbol_file *
-load(const struct space_module *m, const char *debug_dir)
+load(struct symbolizer *z, const struct space_module *m)
 {
 	struct symbol_file *f = xcalloc(1, sizeof(*f));
 
 	u64map_init(&f->named);
 	read_file(f, m->path, m, true);
-	read_debug_file(f, m, debug_dir);
+	read_debug_file(z, f, m);
 	if (f->nsyms) {
 		f->why = NULL;
 		sort_symbols(f);
@@ -423,7 +474,7 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 		z->nfiles = s->spaces.nmodules;
 	}
 	if (!z->files[module - 1])
-		z->files[module - 1] = load(&s->spaces.modules[module - 1], z->debug_dir);
+		z->files[module - 1] = load(z, &s->spaces.modules[module - 1]);
 	f = z->files[module - 1];
 	*why = f->why;
 	if (f->why)
@@ -443,7 +494,7 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 void
 symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sites *s)
 {
-	char count[HUMAN_MAX];
+	char count[HUMAN_MAX], path[4096];
 	bool header = false;
 	uint32_t i;
 	uint8_t b;
@@ -457,8 +508,11 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 		if (!f || (!f->why && (f->full || !f->unnamed)))
 			continue;
 		if (!header)
-			fprintf(out, "files whose frames could not all be named here "
-				"(install them, or their debug files):\n");
+			fprintf(out, "files whose frames could not all be named here, and "
+				"the debug file each needs\n(from the file's package: "
+				"PACKAGE-dbgsym on Debian and Ubuntu, -debuginfo on\n"
+				"Fedora; or from a debuginfod server named in "
+				"DEBUGINFOD_URLS):\n");
 		header = true;
 		fprintf(out, "  %s (build-id ", m->path);
 		for (b = 0; b < m->build_id_len; b++)
@@ -469,5 +523,11 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 			fprintf(out, "%s): exported names only, %s frame%s in none of "
 				"them\n", m->build_id_len ? "" : "none",
 				human_count(count, f->unnamed), plural(f->unnamed));
+		/* Where the debug file goes: what a package or a copy must put there. */
+		if (!m->build_id_len)
+			continue;
+		build_id_path(path, sizeof(path), z->debug_dir, m);
+		fprintf(out, "    debug file: %s%s%s\n", path, f->fetch_why ? "; debuginfod: " : "",
+			f->fetch_why ? f->fetch_why : "");
 	}
 }

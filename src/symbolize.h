@@ -2,7 +2,8 @@
 /*
  * Symbolization at report time: a (file, offset) frame to the function it
  * falls in, demangled, from the file's .symtab and .dynsym or from its
- * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink), and the
+ * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink, or a
+ * debuginfod server: src/debug-fetch.c), and the
  * source line from its DWARF line tables when memsup has libdw, with the
  * functions inlined at it (src/inline-frames.c).  A file
  * whose build-id is not the one captured is not trusted; a debug file is
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct debug_fetch;
 struct sites;
 struct symbol_file;
 
@@ -24,6 +26,8 @@ struct symbolizer {
 	uint32_t nfiles;
 	const char *debug_dir;		/* /usr/lib/debug, or --debug-dir */
 	bool full_names;		/* --full-names: set before the first symbolize */
+	struct debug_fetch *fetch;	/* debuginfod's client, begun when first needed */
+	bool fetch_tried;
 };
 
 /* One function of a frame. */
