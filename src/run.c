@@ -18,6 +18,7 @@
 #include "link-reaper.h"
 #include "mappings.h"
 #include "pressure.h"
+#include "realtime.h"
 #include "privileges.h"
 #include "probe-attach.h"
 #include "probe-targets.h"
@@ -1035,6 +1036,8 @@ run_capture(const struct run_options *o)
 		ret = err;
 		goto out;
 	}
+	/* After the fork: a child of a real-time task loses its nice value. */
+	realtime_take();
 	status_init(&s.status, stderr,
 		    o->status ? STATUS_ON : o->quiet ? STATUS_OFF : STATUS_AUTO,
 		    o->attach_pid ? o->attach_pid : s.tracer.root);
