@@ -106,6 +106,8 @@ merge_chains(struct chains *c)
 	size_t i, kept = 0;
 	int side;
 
+	if (!c->n)
+		return;		/* qsort may not be given NULL */
 	qsort(c->v, c->n, sizeof(*c->v), by_name);
 	for (i = 0; i < c->n; i++) {
 		struct chain *into = kept ? &c->v[kept - 1] : NULL;

@@ -89,7 +89,8 @@ list_file(const char *path, enum probe_sites sites)
 		close(fd);
 		return err;
 	}
-	qsort(t.calls, t.ncalls, sizeof(*t.calls), by_entry);
+	if (t.ncalls)	/* qsort may not be given NULL */
+		qsort(t.calls, t.ncalls, sizeof(*t.calls), by_entry);
 	for (i = 0; i < t.ncalls; i++) {
 		const struct probe_call *c = &t.calls[i];
 		char insn[96], what[256];

@@ -313,7 +313,8 @@ sort_symbols(struct symbol_file *f)
 {
 	size_t i, kept = 0;
 
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), by_address);
+	if (f->nsyms)	/* qsort may not be given NULL */
+		qsort(f->syms, f->nsyms, sizeof(*f->syms), by_address);
 	for (i = 0; i < f->nsyms; i++) {
 		if (kept && f->syms[kept - 1].addr == f->syms[i].addr) {
 			free(f->syms[i].name);
