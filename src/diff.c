@@ -479,7 +479,8 @@ diff_main(int argc, char **argv)
 		add_sites(&c, &p[0], 0);
 		add_sites(&c, &p[1], 1);
 		merge_chains(&c);
-		qsort_r(c.v, c.n, sizeof(*c.v), by_change, &metric);
+		if (c.n)	/* qsort_r may not be given NULL */
+			qsort_r(c.v, c.n, sizeof(*c.v), by_change, &metric);
 		if (format == REPORT_JSON)
 			print_json(stdout, &c, p, top, metric);
 		else if (format == REPORT_FOLDED)
