@@ -37,7 +37,8 @@ struct pending_call {
 const volatile __u32 stack_mode = MS_STACK_NONE;	/* enum ms_stack_mode */
 const volatile __u32 stack_depth = 0;		/* frames to walk, at most MS_STACK_MAX */
 const volatile __u32 stack_copy_bytes = 0;	/* a multiple of MS_STACK_CHUNK */
-const volatile __u64 stack_room_bytes = 0;	/* ring fill past which no stacks */
+/* Moved with the watermark by the supervisor, through the mmapped .bss. */
+__u64 stack_room_bytes;		/* ring fill past which no stacks */
 /* Return at once, return probes included: the floor bench/run measures. */
 const volatile bool probes_only = false;
 

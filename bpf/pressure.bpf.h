@@ -9,11 +9,11 @@
 #ifndef MEMSUP_PRESSURE_BPF_H
 #define MEMSUP_PRESSURE_BPF_H
 
-/* Set by the supervisor before load; 0 disables either. */
+/* Set by the supervisor before load; 0 disables it. */
 const volatile __u64 wake_bytes = 0;		/* wake the reader past this */
-const volatile __u64 watermark_bytes = 0;	/* latch past this */
 
-/* Read and cleared by the supervisor through the mmapped .bss. */
+/* Set, read and cleared by the supervisor through the mmapped .bss. */
+__u64 watermark_bytes;	/* latch past this; 0: never */
 __u64 latch;
 __u64 epoch;
 __u64 max_fill;		/* the fullest the ring was seen above the watermark */

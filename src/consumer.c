@@ -222,11 +222,11 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 
 	*what = "size the BPF maps";
 	skel->rodata->wake_bytes = cfg->wake_bytes;
-	skel->rodata->watermark_bytes = cfg->watermark_bytes;
+	skel->bss->watermark_bytes = cfg->watermark_bytes;
 	skel->rodata->stack_mode = cfg->stack_mode;
 	skel->rodata->stack_depth = cfg->stack_depth;
 	skel->rodata->stack_copy_bytes = cfg->stack_copy_bytes;
-	skel->rodata->stack_room_bytes = cfg->stack_room_bytes;
+	skel->bss->stack_room_bytes = cfg->stack_room_bytes;
 	skel->rodata->probes_only = cfg->probes_only;
 	skel->rodata->pidns_inum = cfg->pidns_inum;
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
@@ -437,9 +437,16 @@ consumer_untrack(struct consumer *c, pid_t pid)
 }
 
 uint64_t
-consumer_max_fill(const struct consumer *c)
+consumer_take_max_fill(struct consumer *c)
 {
-	return __atomic_load_n(&c->skel->bss->max_fill, __ATOMIC_RELAXED);
+	return __atomic_exchange_n(&c->skel->bss->max_fill, 0, __ATOMIC_RELAXED);
+}
+
+void
+consumer_set_watermark(struct consumer *c, uint64_t bytes)
+{
+	__atomic_store_n(&c->skel->bss->watermark_bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->skel->bss->stack_room_bytes, bytes, __ATOMIC_RELAXED);
 }
 
 uint64_t

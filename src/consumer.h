@@ -47,6 +47,9 @@ struct consumer {
 	mapping_sink on_mapping;
 };
 
+/* The kernel's rule for BPF ring buffers: a power of two, at most this. */
+#define RING_BYTES_MAX (1ULL << 31)
+
 struct consumer_config {
 	enum probe_links links;
 	size_t ring_bytes;		/* a power of two, at least a page */
@@ -105,8 +108,13 @@ void consumer_untrack(struct consumer *c, pid_t pid);
 uint64_t consumer_now(const struct consumer *c);
 
 uint64_t consumer_lost_records(const struct consumer *c);
-/* The fullest the ring was seen above the watermark, in bytes. */
-uint64_t consumer_max_fill(const struct consumer *c);
+/*
+ * The fullest the ring was seen above the watermark since the last call,
+ * in bytes; the next call starts again from 0.
+ */
+uint64_t consumer_take_max_fill(struct consumer *c);
+/* Moves the watermark, and the fill past which stacks are left out with it. */
+void consumer_set_watermark(struct consumer *c, uint64_t bytes);
 uint64_t consumer_lost_calls(const struct consumer *c);
 /* Allocations recorded without their stack: the ring was too full. */
 uint64_t consumer_dropped_stacks(const struct consumer *c);

@@ -62,13 +62,15 @@ usage(void)
 	      "                     to 2G; K, M and G suffixes (default: 16M)\n"
 	      "      --pressure-timeout=0|DURATION|inf\n"
 	      "                     when the ring fills past the watermark, stop\n"
-	      "                     the tree, drain it and resume: 0 (default)\n"
-	      "                     never stops and only counts what is lost;\n"
+	      "                     the tree, drain it and resume: inf (default\n"
+	      "                     for a command) waits as long as it takes;\n"
 	      "                     DURATION (500ms, 2s, 1m) kills the tree if a\n"
-	      "                     stop takes longer; inf waits as long as it takes\n"
+	      "                     stop takes longer; 0 (default with -p) never\n"
+	      "                     stops and only counts what is lost\n"
 	      "      --watermark=SIZE\n"
 	      "                     ring fill that starts a stop (default: half\n"
-	      "                     the ring)\n"
+	      "                     the ring at first, then lower as the stops\n"
+	      "                     show the room they need)\n"
 	      "      --uprobe-links=auto|session|perf\n"
 	      "                     attach with one uprobe session link per file\n"
 	      "                     (Linux 6.10+), or one perf link per probe;\n"
@@ -259,6 +261,7 @@ main(int argc, char **argv)
 		},
 	};
 	uint64_t watermark = 0;
+	bool pressure_given = false;
 	int c;
 
 	/*
@@ -319,6 +322,7 @@ main(int argc, char **argv)
 					  "500ms, 2s or 1m, or inf, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
+			pressure_given = true;
 			break;
 		case 'w':
 			watermark = parse_size(optarg);
@@ -406,7 +410,7 @@ main(int argc, char **argv)
 			uint64_t size = parse_size(optarg);
 
 			/* The kernel's rule for BPF ring buffers. */
-			if (size < 4096 || size > (1ULL << 31) || (size & (size - 1))) {
+			if (size < 4096 || size > RING_BYTES_MAX || (size & (size - 1))) {
 				error_msg("--ring-size must be a power of two from 4K "
 					  "to 2G, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
@@ -447,6 +451,13 @@ main(int argc, char **argv)
 		error_msg("--user and --keep-root exclude each other");
 		return MS_EXIT_FAILURE;
 	}
+	/*
+	 * A launched workload is stopped rather than its records lost; a
+	 * running service attached to with -p only when the user asks.
+	 */
+	if (!pressure_given)
+		o.pressure_timeout_ns = o.attach_pid ? 0 : PRESSURE_WAIT_FOREVER;
+	o.watermark_follows = !watermark;
 	if (!watermark)
 		watermark = o.bpf.ring_bytes / 2;
 	if (watermark >= o.bpf.ring_bytes) {

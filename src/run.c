@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -852,10 +853,12 @@ print_pressure(struct session *s)
 {
 	fprintf(stderr, "memsup: %llu pressure stops; the tree stopped within "
 		"%.0f us (median), %.0f us (99th percentile); fullest ring "
-		"%llu bytes\n", (unsigned long long)s->pressure.stops,
+		"%llu bytes; watermark %llu bytes at the end\n",
+		(unsigned long long)s->pressure.stops,
 		(double)pressure_latency_quantile(&s->pressure, 0.5) / 1e3,
 		(double)pressure_latency_quantile(&s->pressure, 0.99) / 1e3,
-		(unsigned long long)consumer_max_fill(&s->consumer));
+		(unsigned long long)s->pressure.max_fill,
+		(unsigned long long)s->pressure.watermark);
 }
 
 /* What DWARF unwinding took. */
@@ -891,6 +894,19 @@ count_unseen_processes(struct session *s)
 	}
 }
 
+/* A ring size as --ring-size takes it: a power of two from 4K. */
+static const char *
+ring_size_option(char buf[24], uint64_t bytes)
+{
+	if (bytes >= 1 << 30)
+		snprintf(buf, 24, "%lluG", (unsigned long long)(bytes >> 30));
+	else if (bytes >= 1 << 20)
+		snprintf(buf, 24, "%lluM", (unsigned long long)(bytes >> 20));
+	else
+		snprintf(buf, 24, "%lluK", (unsigned long long)(bytes >> 10));
+	return buf;
+}
+
 static int
 finish(struct session *s, const char *output, bool quiet)
 {
@@ -909,7 +925,10 @@ finish(struct session *s, const char *output, bool quiet)
 	int err = s->capture_error;
 	struct unwind_stats unwinding;
 	char status[64];
+	uint64_t ring_needed;
+	char ring_option[24];
 
+	pressure_finish(&s->pressure, &s->consumer);
 	if (err)
 		capture_abort(s->capture);
 	else
@@ -936,6 +955,15 @@ finish(struct session *s, const char *output, bool quiet)
 			  "could not be stopped to drain the ring in time");
 		return MS_EXIT_INCOMPLETE;
 	}
+	/* A lost record is most often one without its stack: they give way first. */
+	ring_needed = pressure_ring_needed(&s->pressure, end.lost_records *
+					   (BPF_RINGBUF_HDR_SZ + sizeof(struct ms_event)));
+	if (ring_needed)
+		error_msg("the ring is too small for what a pressure stop lets "
+			  "through (%llu bytes came in past the watermark before "
+			  "the tree stopped, and more was lost): try --ring-size=%s",
+			  (unsigned long long)s->pressure.worst_overshoot,
+			  ring_size_option(ring_option, ring_needed));
 	if (end.lost_calls)
 		error_msg("%llu allocator calls found no room in the per-thread "
 			  "map: raise --max-threads (now %zu)",
@@ -986,7 +1014,8 @@ run_capture(const struct run_options *o)
 	bpf.spaces = &s.spaces;
 	if (o->attach_pid)
 		bpf.on_mapping = on_mapping;
-	pressure_init(&s.pressure, o->pressure_timeout_ns);
+	pressure_init(&s.pressure, o->pressure_timeout_ns, o->bpf.ring_bytes,
+		      o->bpf.watermark_bytes, o->watermark_follows);
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;

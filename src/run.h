@@ -17,6 +17,7 @@ struct run_options {
 	const char *user;	/* --user, or NULL */
 	bool keep_root;
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
+	bool watermark_follows;	/* no --watermark: it follows the stops */
 	struct consumer_config bpf;
 	enum probe_sites probe_sites;	/* --probe-sites */
 	int argc;
