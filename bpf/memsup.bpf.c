@@ -29,8 +29,14 @@ struct pending_call {
 	__u64 size;
 	__u32 call;
 	__u32 flags;		/* MS_SHAPE_* */
-	/* Where the record is built at the return: the thread's own. */
-	struct ms_stack_event out;
+	/*
+	 * Where an allocation's record is built at the return, the thread's
+	 * own: its event in either form, ending where the frames begin.
+	 */
+	struct {
+		__u64 event[MS_WIDE_BYTES / sizeof(__u64)];
+		__u64 frames[MS_STACK_MAX];
+	} out;
 };
 
 /* Set by the supervisor before load. */
@@ -120,19 +126,30 @@ fill_event(struct ms_event *e, __u64 pid_tgid, __u32 call, __u64 ptr, __u64 size
 	e->flags = 0;
 }
 
+/* A call's record without a stack, in the shortest form that holds it. */
 static __always_inline void
 send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr,
 	   __u32 flags)
 {
-	struct ms_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct ms_event e;
+	void *rec;
 
-	if (!e) {
+	fill_event(&e, pid_tgid, call, ptr, size, old_ptr);
+	e.flags = flags;
+	if (ms_event_compact(&e)) {
+		rec = bpf_ringbuf_reserve(&events, MS_COMPACT_BYTES, 0);
+		if (rec)
+			ms_event_encode_compact(rec, &e);
+	} else {
+		rec = bpf_ringbuf_reserve(&events, MS_WIDE_BYTES, 0);
+		if (rec)
+			ms_event_encode_wide(rec, &e);
+	}
+	if (!rec) {
 		__sync_fetch_and_add(&lost_records, 1);
 		return;
 	}
-	fill_event(e, pid_tgid, call, ptr, size, old_ptr);
-	e->flags = flags;
-	bpf_ringbuf_submit(e, wakeup_flags());
+	bpf_ringbuf_submit(rec, wakeup_flags());
 	check_pressure(pid_tgid >> 32);
 }
 
@@ -194,7 +211,7 @@ mapping_end(struct task_struct *task, struct vm_area_struct *vma, void *end)
  * above the stack pointer.  Returns false when the ring has no room.
  */
 static __always_inline bool
-send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
+send_stack_copy(struct pt_regs *ctx, struct ms_event *e)
 {
 	__u64 base = ctx->sp & ~(__u64)(MS_STACK_CHUNK - 1);
 	__u64 end = base + stack_copy_bytes + (ctx->sp > base ? MS_STACK_CHUNK : 0);
@@ -226,8 +243,8 @@ send_stack_copy(struct pt_regs *ctx, const struct ms_event *e)
 		bpf_ringbuf_discard_dynptr(&dp, 0);
 		return false;
 	}
-	rec->event = *e;
-	rec->event.flags = MS_EVENT_STACK_COPY;
+	e->flags = MS_EVENT_STACK_COPY;
+	ms_event_encode_wide(&rec->event, e);
 	rec->regs.ip = ctx->ip;
 	rec->regs.sp = ctx->sp;
 	rec->regs.bp = ctx->bp;
@@ -263,31 +280,41 @@ static __always_inline void
 send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		 __u64 ptr, __u64 size, __u64 old_ptr)
 {
-	struct ms_event *e = &pc->out.event;
+	void *compact = (void *)pc->out.event + MS_WIDE_BYTES - MS_COMPACT_BYTES;
+	struct ms_event e;
 	bool complete = false;
+	long err;
 	__u32 n = 0;
 
-	fill_event(e, pid_tgid, pc->call, ptr, size, old_ptr);
+	fill_event(&e, pid_tgid, pc->call, ptr, size, old_ptr);
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= stack_room_bytes) {
-		e->flags = MS_EVENT_STACK_DROPPED;
+		e.flags = MS_EVENT_STACK_DROPPED;
 		__sync_fetch_and_add(&dropped_stacks, 1);
 	} else {
 		if (stack_mode != MS_STACK_DWARF)
 			n = walk_frame_pointers(ctx, pc->out.frames, &complete);
 		if (stack_mode == MS_STACK_DWARF || (stack_mode == MS_STACK_AUTO && !complete)) {
-			if (send_stack_copy(ctx, e)) {
+			if (send_stack_copy(ctx, &e)) {
 				check_pressure(pid_tgid >> 32);
 				return;
 			}
 			n = 0;
-			e->flags = MS_EVENT_STACK_DROPPED;
+			e.flags = MS_EVENT_STACK_DROPPED;
 			__sync_fetch_and_add(&dropped_stacks, 1);
 		}
 	}
 	if (n > MS_STACK_MAX)
 		n = MS_STACK_MAX;
-	if (bpf_ringbuf_output(&events, &pc->out, sizeof(*e) + n * sizeof(__u64),
-			       wakeup_flags())) {
+	if (ms_event_compact(&e)) {
+		ms_event_encode_compact(compact, &e);
+		err = bpf_ringbuf_output(&events, compact,
+					 MS_COMPACT_BYTES + n * sizeof(__u64), wakeup_flags());
+	} else {
+		ms_event_encode_wide((void *)pc->out.event, &e);
+		err = bpf_ringbuf_output(&events, pc->out.event,
+					 MS_WIDE_BYTES + n * sizeof(__u64), wakeup_flags());
+	}
+	if (err) {
 		__sync_fetch_and_add(&lost_records, 1);
 		return;
 	}
@@ -462,6 +489,7 @@ int BPF_USDT(region_mark, const char *name)
 {
 	__u64 pid_tgid = current_pid_tgid();
 	struct ms_region_event rec;
+	struct ms_event e;
 	long n;
 
 	if (probes_only)
@@ -475,9 +503,10 @@ int BPF_USDT(region_mark, const char *name)
 		rec.name[0] = '\0';
 		n = 1;
 	}
-	fill_event(&rec.event, pid_tgid, (__u32)bpf_usdt_cookie(ctx), (__u64)name,
+	fill_event(&e, pid_tgid, (__u32)bpf_usdt_cookie(ctx), (__u64)name,
 		   (__u64)(n - 1), 0);
-	rec.event.flags = MS_EVENT_REGION;
+	e.flags = MS_EVENT_REGION;
+	ms_event_encode_wide(&rec.event, &e);
 	if (bpf_ringbuf_output(&events, &rec, sizeof(rec), wakeup_flags())) {
 		__sync_fetch_and_add(&lost_records, 1);
 		return 0;

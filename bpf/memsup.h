@@ -12,6 +12,7 @@
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
+#include <stdbool.h>
 #endif
 
 /*
@@ -74,10 +75,12 @@ enum ms_call {
 #define MS_SHAPE_CODE_ABOVE(shape)	((shape) >> 44)
 
 /*
- * One completed allocator call.  Allocations are sent from the return
- * probe, when the result is known; frees from the entry probe, before the
- * address can be handed out again.
+ * One completed allocator call, or a region mark, its fields in full: what
+ * the BPF programs fill in and what the consumer gets back from a record.
+ * Allocations are sent from the return probe, when the result is known;
+ * frees from the entry probe, before the address can be handed out again.
  *
+ * time_ns: CLOCK_MONOTONIC; a record carries its low MS_TIME_BITS only
  * ptr:     the block returned (0 when the call failed) or freed
  * size:    the bytes requested (count * size for calloc-like calls,
  *          saturated at ~0 on overflow; for a resize in place, the size
@@ -85,13 +88,13 @@ enum ms_call {
  * old_ptr: the block passed to a realloc-like call
  */
 struct ms_event {
-	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u64 time_ns;
 	__u64 ptr;
 	__u64 size;
 	__u64 old_ptr;
 	__u32 pid;		/* thread group id */
 	__u32 tid;
-	__u32 call;		/* enum ms_call */
+	__u32 call;		/* enum ms_call, or enum ms_region_mark */
 	__u32 flags;		/* MS_EVENT_* */
 };
 
@@ -106,6 +109,143 @@ struct ms_event {
  * the C library freeing for itself, as its thread-exit path does.
  */
 #define MS_EVENT_INTERNAL	0x8
+/* The event is in the wide form, struct ms_wide_event. */
+#define MS_EVENT_WIDE		0x10
+#define MS_EVENT_KNOWN		0x1f
+
+/*
+ * A ring record begins with its event, in one of two forms, and goes on
+ * with what its kind adds: an allocation's frames, a stack copy, a
+ * region's name.  Every record begins with one word, the head:
+ *
+ *   bits 0-7    MS_EVENT_* flags
+ *   bits 8-15   the call (enum ms_call, or enum ms_region_mark)
+ *   bits 16-63  the low 48 bits of the time: the reader restores the rest
+ *               from its own clock (ms_time_unwrap)
+ *
+ * The compact form, 24 bytes, the head and two words that pack the rest:
+ *
+ *   word 1      bits 0-47 ptr, bits 48-63 size's bits 0-15
+ *   word 2      bits 0-19 size's bits 16-35, bits 20-41 pid, bits 42-63 tid
+ *
+ * It holds every call whose ptr is below 2^48, whose size is below 2^36
+ * (64 GiB), and which has no old_ptr; a pid or tid always fits, for the
+ * kernel's PID_MAX_LIMIT is 2^22.  Everything else, realloc-like calls
+ * with a block to resize among them, takes the wide form, 40 bytes.
+ * Records with a layout of their own after the event (stack copies,
+ * region marks) always take the wide form, so that their fields lie at
+ * fixed offsets.
+ */
+#define MS_TIME_BITS		48
+#define MS_TIME_MASK		((1ULL << MS_TIME_BITS) - 1)
+#define MS_COMPACT_BYTES	24
+#define MS_COMPACT_PTR_BITS	48
+#define MS_COMPACT_SIZE_BITS	36
+#define MS_COMPACT_ID_BITS	22
+
+struct ms_wide_event {
+	__u64 head;		/* flags MS_EVENT_WIDE */
+	__u64 ptr;
+	__u64 size;
+	__u64 old_ptr;
+	__u32 pid;
+	__u32 tid;
+};
+
+#define MS_WIDE_BYTES		sizeof(struct ms_wide_event)
+
+/* Inlined, as the BPF programs' own helpers are: the verifier sees each use. */
+#define MS_INLINE static inline __attribute__((always_inline))
+
+MS_INLINE __u64
+ms_head(const struct ms_event *e, __u32 flags)
+{
+	return (__u64)(flags & 0xff) | (__u64)(e->call & 0xff) << 8 |
+	       (e->time_ns & MS_TIME_MASK) << 16;
+}
+
+/* Whether the event fits the compact form. */
+MS_INLINE bool
+ms_event_compact(const struct ms_event *e)
+{
+	return !(e->ptr >> MS_COMPACT_PTR_BITS) && !(e->size >> MS_COMPACT_SIZE_BITS) &&
+	       !e->old_ptr && !(e->pid >> MS_COMPACT_ID_BITS) &&
+	       !(e->tid >> MS_COMPACT_ID_BITS);
+}
+
+/* Only for an event that ms_event_compact() accepts: MS_COMPACT_BYTES. */
+MS_INLINE void
+ms_event_encode_compact(__u64 *w, const struct ms_event *e)
+{
+	w[0] = ms_head(e, e->flags);
+	w[1] = e->ptr | e->size << MS_COMPACT_PTR_BITS;
+	w[2] = e->size >> 16 | (__u64)e->pid << 20 | (__u64)e->tid << 42;
+}
+
+/* Any event: MS_WIDE_BYTES. */
+MS_INLINE void
+ms_event_encode_wide(struct ms_wide_event *w, const struct ms_event *e)
+{
+	w->head = ms_head(e, e->flags | MS_EVENT_WIDE);
+	w->ptr = e->ptr;
+	w->size = e->size;
+	w->old_ptr = e->old_ptr;
+	w->pid = e->pid;
+	w->tid = e->tid;
+}
+
+/*
+ * The event a record of size bytes begins with, its time_ns the low
+ * MS_TIME_BITS as sent and its flags as the head says (MS_EVENT_WIDE
+ * included).  Returns the bytes of the event, 0 when the record is too
+ * short for the form its head gives.
+ */
+MS_INLINE __u32
+ms_event_decode(const void *data, __u64 size, struct ms_event *e)
+{
+	const __u64 *w = data;
+	const struct ms_wide_event *wide = data;
+
+	if (size < sizeof(w[0]))
+		return 0;
+	e->flags = w[0] & 0xff;
+	e->call = w[0] >> 8 & 0xff;
+	e->time_ns = w[0] >> 16;
+	if (e->flags & MS_EVENT_WIDE) {
+		if (size < MS_WIDE_BYTES)
+			return 0;
+		e->ptr = wide->ptr;
+		e->size = wide->size;
+		e->old_ptr = wide->old_ptr;
+		e->pid = wide->pid;
+		e->tid = wide->tid;
+		return MS_WIDE_BYTES;
+	}
+	if (size < MS_COMPACT_BYTES)
+		return 0;
+	e->ptr = w[1] & ((1ULL << MS_COMPACT_PTR_BITS) - 1);
+	e->size = w[1] >> MS_COMPACT_PTR_BITS |
+		  (w[2] & ((1ULL << (MS_COMPACT_SIZE_BITS - 16)) - 1)) << 16;
+	e->old_ptr = 0;
+	e->pid = w[2] >> 20 & ((1U << MS_COMPACT_ID_BITS) - 1);
+	e->tid = w[2] >> 42;
+	return MS_COMPACT_BYTES;
+}
+
+/*
+ * A record's time in full, from its low MS_TIME_BITS and a time near_ns
+ * it lies less than 2^47 ns (39 hours) from, before or after: the reader
+ * drains at least every few milliseconds, and a record may be committed
+ * while a drain that took near_ns at its start goes on.
+ */
+MS_INLINE __u64
+ms_time_unwrap(__u64 near_ns, __u64 low)
+{
+	__u64 ahead = (low - near_ns) & MS_TIME_MASK;
+
+	return ahead >> (MS_TIME_BITS - 1) ? near_ns - (MS_TIME_MASK + 1 - ahead)
+					   : near_ns + ahead;
+}
 
 /* How allocations' stacks are taken: the BPF programs' stack_mode. */
 enum ms_stack_mode {
@@ -122,15 +262,11 @@ enum ms_stack_mode {
 #define MS_STACK_MAX 127
 
 /*
- * An allocation's record in the ring: the event, then the user stack from
- * the call's return address outwards, as many frames as the record's
- * length says (frame pointers, walked by the kernel).  Frees and calls
- * recorded without stacks are the event alone.
+ * An allocation's record with its stack walked: the event, in either
+ * form, then the user stack from the call's return address outwards, as
+ * many frames as the record's length says (frame pointers, walked by the
+ * kernel).  Frees and calls recorded without stacks are the event alone.
  */
-struct ms_stack_event {
-	struct ms_event event;
-	__u64 frames[MS_STACK_MAX];
-};
 
 /*
  * Stack copies are taken in chunks, from the stack pointer rounded down
@@ -163,7 +299,7 @@ struct ms_user_regs {
  * address base to the end of the record.
  */
 struct ms_stack_copy {
-	struct ms_event event;
+	struct ms_wide_event event;
 	struct ms_user_regs regs;
 	__u64 base;
 	__u8 bytes[];
@@ -187,7 +323,7 @@ enum ms_region_mark {
  * the probe's argument and NUL-terminated; empty when it was unreadable.
  */
 struct ms_region_event {
-	struct ms_event event;
+	struct ms_wide_event event;
 	char name[MS_REGION_NAME_MAX];
 };
 

@@ -51,45 +51,48 @@ stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames
 /* The most bytes a ring record can have: a copy of the largest size. */
 #define RECORD_MAX (sizeof(struct ms_stack_copy) + MS_STACK_RECORD_MAX)
 
-/* A stack the BPF program walked. */
+/* A stack the BPF program walked: the frames after the event. */
 static uint32_t
-walked_stack_id(struct consumer *c, const struct ms_stack_event *se, size_t size)
+walked_stack_id(struct consumer *c, const struct ms_event *e, const void *data,
+		size_t size, size_t event_bytes)
 {
-	return stack_id_of(c, &se->event, (const uint64_t *)se->frames,
-			   (uint32_t)((size - sizeof(se->event)) / sizeof(se->frames[0])));
+	return stack_id_of(c, e, (const uint64_t *)((const char *)data + event_bytes),
+			   (uint32_t)((size - event_bytes) / sizeof(uint64_t)));
 }
 
 /* A copied stack, unwound: the same frames are the same stack id. */
 static uint32_t
-copied_stack_id(struct consumer *c, const struct ms_stack_copy *copy, size_t size)
+copied_stack_id(struct consumer *c, const struct ms_event *e,
+		const struct ms_stack_copy *copy, size_t size)
 {
 	uint64_t frames[MS_STACK_MAX];
 	uint32_t n = unwinder_unwind(c->unwinder, copy, size, frames, c->stack_depth);
 
-	return stack_id_of(c, &copy->event, frames, n);
+	return stack_id_of(c, e, frames, n);
 }
 
 static void
-send_region(struct consumer *c, const struct ms_region_event *re)
+send_region(struct consumer *c, const struct ms_event *e, const struct ms_region_event *re)
 {
 	char name[MS_REGION_NAME_MAX];
 	struct record r = {
 		.type = REC_REGION,
-		.pid = re->event.pid,
-		.tid = re->event.tid,
-		.region = { .mark = re->event.call, .name = name },
+		.pid = e->pid,
+		.tid = e->tid,
+		.region = { .mark = e->call, .name = name },
 	};
 
-	memcpy(name, re->name, re->event.size);
-	name[re->event.size] = '\0';
-	r.time_ns = re->event.time_ns > c->start_ns ? re->event.time_ns - c->start_ns : 0;
+	memcpy(name, re->name, e->size);
+	name[e->size] = '\0';
+	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
 }
 
+/* A record that record_valid() decoded into e, its time restored. */
 static void
-send_record(struct consumer *c, const void *data, size_t size)
+send_record(struct consumer *c, const struct ms_event *e, const void *data, size_t size,
+	    size_t event_bytes)
 {
-	const struct ms_event *e = data;
 	struct record r = {
 		.type = REC_CALL,
 		.pid = e->pid,
@@ -104,40 +107,45 @@ send_record(struct consumer *c, const void *data, size_t size)
 	};
 
 	if (e->flags & MS_EVENT_REGION) {
-		send_region(c, data);
+		send_region(c, e, data);
 		return;
 	}
 	if (e->flags & MS_EVENT_STACK_COPY)
-		r.call.stack_id = copied_stack_id(c, data, size);
+		r.call.stack_id = copied_stack_id(c, e, data, size);
 	else
-		r.call.stack_id = walked_stack_id(c, data, size);
+		r.call.stack_id = walked_stack_id(c, e, data, size, event_bytes);
 	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
 	c->sink(c->sink_ctx, &r);
 }
 
 /*
  * An event, with frames or with a stack copy (only when there is an
- * unwinder), or a region mark.
+ * unwinder), or a region mark; decoded into e, its event_bytes long.  The
+ * kinds with a layout of their own come in the wide form only.
  */
 static bool
-record_valid(const struct consumer *c, const void *data, size_t size)
+record_valid(const struct consumer *c, const void *data, size_t size, struct ms_event *e,
+	     size_t *event_bytes)
 {
-	const struct ms_event *e = data;
-
-	if (size < sizeof(*e))
+	*event_bytes = ms_event_decode(data, size, e);
+	if (!*event_bytes || e->flags & ~MS_EVENT_KNOWN)
 		return false;
 	if (e->flags & MS_EVENT_REGION)
-		return size == sizeof(struct ms_region_event) && e->size < MS_REGION_NAME_MAX &&
+		return e->flags == (MS_EVENT_REGION | MS_EVENT_WIDE) &&
+		       size == sizeof(struct ms_region_event) && e->size < MS_REGION_NAME_MAX &&
 		       (e->call == MS_REGION_BEGIN || e->call == MS_REGION_END);
+	if (!e->call || e->call >= MS_CALL_MAX)
+		return false;
 	if (e->flags & MS_EVENT_STACK_COPY) {
 		const struct ms_stack_copy *copy = data;
 
-		return c->unwinder && size >= sizeof(*copy) && size <= RECORD_MAX &&
+		return e->flags == (MS_EVENT_STACK_COPY | MS_EVENT_WIDE) && c->unwinder &&
+		       size >= sizeof(*copy) && size <= RECORD_MAX &&
 		       (size - sizeof(*copy)) % sizeof(uint64_t) == 0 &&
 		       copy->regs.sp >= copy->base && !(copy->regs.sp % sizeof(uint64_t));
 	}
-	return size <= sizeof(struct ms_stack_event) &&
-	       (size - sizeof(*e)) % sizeof(uint64_t) == 0;
+	return size <= *event_bytes + MS_STACK_MAX * sizeof(uint64_t) &&
+	       (size - *event_bytes) % sizeof(uint64_t) == 0;
 }
 
 /*
@@ -148,16 +156,20 @@ static int
 on_event(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
-	const struct ms_event *e = data;
+	struct ms_event e;
+	size_t event_bytes;
 
-	if (!record_valid(c, data, size))
+	if (!record_valid(c, data, size, &e, &event_bytes))
 		return -EINVAL;
-	if (e->time_ns > c->limit_ns) {
+	e.time_ns = ms_time_unwrap(c->drain_ns, e.time_ns);
+	if (e.time_ns > c->limit_ns) {
 		memcpy(c->held, data, size);
 		c->held_size = size;
+		c->held_event = e;
+		c->held_event_bytes = event_bytes;
 		return -EAGAIN;
 	}
-	send_record(c, data, size);
+	send_record(c, &e, data, size, event_bytes);
 	return 0;
 }
 
@@ -376,10 +388,11 @@ consumer_drain_until(struct consumer *c, uint64_t limit_ns)
 	int n;
 
 	c->limit_ns = limit_ns == UINT64_MAX ? UINT64_MAX : c->start_ns + limit_ns;
+	c->drain_ns = monotonic_ns();
 	if (c->held_size) {
-		if (((const struct ms_event *)c->held)->time_ns > c->limit_ns)
+		if (c->held_event.time_ns > c->limit_ns)
 			return 0;
-		send_record(c, c->held, c->held_size);
+		send_record(c, &c->held_event, c->held, c->held_size, c->held_event_bytes);
 		c->held_size = 0;
 	}
 	n = ring_buffer__consume(c->ring);

@@ -39,8 +39,12 @@ struct consumer {
 	record_sink sink;
 	void *sink_ctx;
 	uint64_t limit_ns;	/* of the drain under way, CLOCK_MONOTONIC */
+	/* What a record's low time bits are restored against: the drain's start. */
+	uint64_t drain_ns;
 	void *held;		/* the first record past the last limit */
 	size_t held_size;	/* its bytes; 0: none held */
+	struct ms_event held_event;	/* decoded, its time restored */
+	size_t held_event_bytes;
 	struct stack_table stacks;	/* the stacks sent so far */
 	unsigned int stack_depth;
 	struct unwinder *unwinder;	/* of stack copies */

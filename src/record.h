@@ -11,7 +11,7 @@
 #include "memsup.h"
 
 enum record_type {
-	REC_CALL = 1,		/* an allocator call: struct ms_event */
+	REC_CALL = 1,		/* an allocator call */
 	REC_FORK,		/* a new process, child of pid */
 	REC_EXEC,		/* pid now runs a new image */
 	REC_EXIT,		/* pid is gone */
