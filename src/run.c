@@ -957,7 +957,7 @@ finish(struct session *s, const char *output, bool quiet)
 	}
 	/* A lost record is most often one without its stack: they give way first. */
 	ring_needed = pressure_ring_needed(&s->pressure, end.lost_records *
-					   (BPF_RINGBUF_HDR_SZ + sizeof(struct ms_event)));
+					   (BPF_RINGBUF_HDR_SZ + MS_COMPACT_BYTES));
 	if (ring_needed)
 		error_msg("the ring is too small for what a pressure stop lets "
 			  "through (%llu bytes came in past the watermark before "
