@@ -80,7 +80,7 @@ usage(void)
 	      "                     at once (default: 4096); a call past that is\n"
 	      "                     lost and counted\n"
 	      "      --max-processes=N\n"
-	      "                     with --pressure-timeout: processes that can be\n"
+	      "                     under pressure stops: processes that can be\n"
 	      "                     traced at once (default: 16384); one past that\n"
 	      "                     cannot be stopped and fails the capture\n"
 	      "      --stack=auto|fp|dwarf|none\n"
