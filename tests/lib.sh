@@ -125,6 +125,51 @@ memsup() {
 	esac
 }
 
+# start_memsup ARGS...: memsup in the background, as the memsup function
+# runs it, with its own pid in $memsup_pid: a signal the test sends to it
+# is memsup's, not a wrapper's that passes it on late.  A watchdog bounds
+# it instead of timeout(1): SIGTERM after MEMSUP_TIMEOUT, SIGKILL 5 s on.
+start_memsup() {
+	case ${1:-} in
+	report | diff | probes) "$MEMSUP" "$@" & ;;
+	*) "$MEMSUP" "$probe_sites" "$@" & ;;
+	esac
+	memsup_pid=$!
+	(
+		trap 'kill $_sleep 2> /dev/null; exit 0' TERM
+		sleep "$MEMSUP_TIMEOUT" & _sleep=$!
+		wait $_sleep || exit 0
+		kill -TERM "$memsup_pid"
+		sleep 5 & _sleep=$!
+		wait $_sleep || exit 0
+		kill -KILL "$memsup_pid"
+	) > /dev/null 2>&1 &
+	eval "_watchdog_$memsup_pid=$!"
+}
+
+# wait_memsup PID: waits for a memsup of start_memsup; its exit status in
+# $status.  Its watchdog ends with it.
+wait_memsup() {
+	wait "$1"
+	status=$?
+	eval "kill \$_watchdog_$1 2> /dev/null; wait \$_watchdog_$1"
+}
+
+# dies PID: PID is gone, or a zombie, within 60 s (a SIGKILL sent as
+# memsup exits takes effect when PID next runs, which a loaded machine
+# may put off).
+dies() {
+	_i=0
+	while [ $_i -lt 1200 ]; do
+		case $(sed -n 's/^State:[[:space:]]*//p' "/proc/$1/status" 2> /dev/null) in
+		'' | Z* | X*) return 0 ;;
+		esac
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
 # require_bpf: skip unless memsup can trace here.  Only what memsup
 # says of the machine is a reason to skip (src/run.c, check_environment
 # and explain_bpf_failure: exit status 125 and one line naming missing
