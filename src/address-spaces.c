@@ -64,7 +64,7 @@ module_of(struct address_spaces *a, const struct record *r)
 		    !strcmp(m->path, r->mapping.path))
 			return i + 1;
 	}
-	a->modules = xreallocarray(a->modules, a->nmodules + 1, sizeof(*a->modules));
+	a->modules = xgrow(a->modules, &a->modules_cap, a->nmodules + 1, sizeof(*a->modules));
 	a->modules[a->nmodules].path = xstrdup(r->mapping.path);
 	a->modules[a->nmodules].open_path = r->mapping.open_path ?
 					    xstrdup(r->mapping.open_path) : NULL;
@@ -83,7 +83,7 @@ add_mapping(struct address_spaces *a, const struct record *r)
 	for (i = 0; i < as->n; i++)
 		if (as->maps[i].end <= r->mapping.start || as->maps[i].start >= r->mapping.end)
 			as->maps[kept++] = as->maps[i];
-	as->maps = xreallocarray(as->maps, kept + 1, sizeof(*as->maps));
+	as->maps = xgrow(as->maps, &as->cap, kept + 1, sizeof(*as->maps));
 	as->maps[kept] = (struct space_mapping){
 		.start = r->mapping.start, .end = r->mapping.end,
 		.offset = r->mapping.offset, .module = module_of(a, r),
@@ -102,7 +102,7 @@ fork_space(struct address_spaces *a, uint32_t parent, uint32_t child)
 	from = address_spaces_get(a, parent);
 	to = address_spaces_get(a, child);
 
-	to->maps = xreallocarray(to->maps, from->n, sizeof(*to->maps));
+	to->maps = xgrow(to->maps, &to->cap, from->n, sizeof(*to->maps));
 	if (from->n)
 		memcpy(to->maps, from->maps, from->n * sizeof(*to->maps));
 	to->n = from->n;

@@ -29,7 +29,7 @@ struct space_mapping {
 /* What one process maps, and a generation that changes when that does. */
 struct address_space {
 	uint32_t generation;
-	size_t n;
+	size_t n, cap;
 	struct space_mapping *maps;
 };
 
@@ -37,6 +37,7 @@ struct address_spaces {
 	struct u64map by_pid;		/* pid -> struct address_space * */
 	struct space_module *modules;
 	uint32_t nmodules;
+	size_t modules_cap;
 	uint32_t generation;
 };
 

@@ -80,7 +80,7 @@ add_sites(struct chains *c, struct replay *p, int side)
 			figures_add(&c->no_stack[side], &f);
 			continue;
 		}
-		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+		c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
 		ch = &c->v[c->n++];
 		memset(ch, 0, sizeof(*ch));
 		out = open_memstream(&ch->name, &size);

@@ -25,7 +25,7 @@ struct chain {
  */
 struct chains {
 	struct chain *v;
-	size_t n;
+	size_t n, cap;
 	struct site_figures no_stack[2];	/* A's, B's */
 };
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,35 @@ void *
 xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
 	return check_alloc(reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1));
+}
+
+/* The smallest array xgrow makes: a few elements cost less than a realloc. */
+enum { GROW_MIN = 16 };
+
+/*
+ * Doubling makes n appends cost O(n) copies.  One element at a time costs
+ * O(n^2): glibc often extends a block in place, but AddressSanitizer makes
+ * every realloc a new block, a copy and a quarantined free.
+ */
+void *
+xgrow(void *ptr, size_t *cap, size_t need, size_t size)
+{
+	size_t max = SIZE_MAX / (size ? size : 1), n;
+
+	if (need <= *cap)
+		return ptr;
+	if (need > max)
+		error_msg_and_die("out of memory");
+	n = *cap <= max / 2 ? 2 * *cap : max;
+	if (n < GROW_MIN)
+		n = GROW_MIN;
+	if (n > max)
+		n = max;
+	if (n < need)
+		n = need;
+	ptr = xreallocarray(ptr, n, size);
+	*cap = n;
+	return ptr;
 }
 
 char *

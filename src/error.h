@@ -38,6 +38,12 @@ void usage_hint(const char *command);
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+/*
+ * Room for need elements of size bytes: ptr itself when its *cap are
+ * enough, else ptr reallocated to at least twice *cap, and *cap updated.
+ * Arrays grow through this, never one element at a time.
+ */
+void *xgrow(void *ptr, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);
 
 #endif

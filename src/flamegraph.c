@@ -36,6 +36,7 @@ struct fnode {
 struct ftree {
 	struct fnode *v;
 	uint32_t n;
+	size_t cap;
 	uint32_t depth;		/* the deepest frame's, root 0 */
 	bool diff;
 };
@@ -50,7 +51,7 @@ child_named(struct ftree *t, uint32_t parent, const char *name)
 			return c;
 		last = c;
 	}
-	t->v = xreallocarray(t->v, t->n + 1, sizeof(*t->v));
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	t->v[t->n] = (struct fnode){ .name = xstrdup(name) };
 	if (last)
 		t->v[last].next_sibling = t->n;
@@ -63,6 +64,7 @@ static void
 init_tree(struct ftree *t, bool diff)
 {
 	t->v = xcalloc(1, sizeof(*t->v));
+	t->cap = 1;
 	t->v[0].name = xstrdup("all");
 	t->n = 1;
 	t->depth = 0;

@@ -44,12 +44,11 @@ block_site(uint64_t value)
 static struct heap_site *
 site_of(struct heap_model *h, uint32_t site)
 {
+	/* Every site below nsites has an entry, zero until it is used. */
 	if (site >= h->nsites) {
-		size_t n = h->nsites ? h->nsites : 64;
+		size_t n = h->nsites;
 
-		while (n <= site)
-			n *= 2;
-		h->sites = xreallocarray(h->sites, n, sizeof(*h->sites));
+		h->sites = xgrow(h->sites, &n, (size_t)site + 1, sizeof(*h->sites));
 		memset(h->sites + h->nsites, 0, (n - h->nsites) * sizeof(*h->sites));
 		h->nsites = n;
 	}
@@ -79,6 +78,7 @@ heap_init(struct heap_model *h)
 	u64map_init(&h->running);
 	h->procs = NULL;
 	h->nprocs = 0;
+	h->procs_cap = 0;
 	h->tree = (struct heap_stats){ 0 };
 	h->sites = NULL;
 	h->nsites = 0;
@@ -119,7 +119,7 @@ process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
 	p->pid = pid;
 	p->parent = parent;
 	u64map_init(&p->live);
-	h->procs = xreallocarray(h->procs, h->nprocs + 1, sizeof(*h->procs));
+	h->procs = xgrow(h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs));
 	h->procs[h->nprocs++] = p;
 	u64map_put(&h->running, pid, (uintptr_t)p);
 	return p;

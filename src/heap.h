@@ -71,7 +71,7 @@ struct heap_site {
 struct heap_model {
 	struct u64map running;		/* pid -> struct heap_process * */
 	struct heap_process **procs;	/* every process, in order of appearance */
-	size_t nprocs;
+	size_t nprocs, procs_cap;
 	struct heap_stats tree;		/* counts summed; peak of the summed live heap */
 	struct heap_site *sites;	/* by site; site 0 is "no stack" */
 	size_t nsites;

@@ -95,7 +95,7 @@ inline_frames(Dwarf *dw, uint64_t addr, struct inline_frame **v, char **where)
 {
 	Dwarf_Die cu, *scopes;
 	char *next;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int nscopes, i;
 
 	*v = NULL;
@@ -108,7 +108,7 @@ inline_frames(Dwarf *dw, uint64_t addr, struct inline_frame **v, char **where)
 	for (i = 0; i < nscopes; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue;
-		*v = xreallocarray(*v, n + 1, sizeof(**v));
+		*v = xgrow(*v, &cap, n + 1, sizeof(**v));
 		(*v)[n].function = function_of(&scopes[i]);
 		(*v)[n++].where = next;
 		next = call_site(&scopes[i]);

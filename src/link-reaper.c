@@ -20,7 +20,7 @@ enum { REAPER_STACK_SIZE = 64 * 1024 };
 
 /* Only the supervisor's thread starts and joins reapers. */
 static pthread_t *reapers;
-static size_t nreapers;
+static size_t nreapers, reapers_cap;
 
 static void
 close_all(struct doomed *d)
@@ -81,7 +81,7 @@ link_reaper_close(int *fds, size_t nfds, struct bpf_link **links, size_t nlinks)
 		close_all(d);
 		return;
 	}
-	reapers = xreallocarray(reapers, nreapers + 1, sizeof(*reapers));
+	reapers = xgrow(reapers, &reapers_cap, nreapers + 1, sizeof(*reapers));
 	reapers[nreapers++] = thread;
 }
 
@@ -95,4 +95,5 @@ link_reaper_wait(void)
 	free(reapers);
 	reapers = NULL;
 	nreapers = 0;
+	reapers_cap = 0;
 }

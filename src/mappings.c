@@ -21,7 +21,7 @@ struct build_id {
 };
 
 static struct build_id *cache;
-static size_t ncache;
+static size_t ncache, cache_cap;
 
 static const struct build_id *
 build_id_of(const char *path)
@@ -37,7 +37,7 @@ build_id_of(const char *path)
 	for (i = 0; i < ncache; i++)
 		if (cache[i].dev == st.st_dev && cache[i].ino == st.st_ino)
 			return &cache[i];
-	cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
+	cache = xgrow(cache, &cache_cap, ncache + 1, sizeof(*cache));
 	b = &cache[ncache++];
 	memset(b, 0, sizeof(*b));
 	b->dev = st.st_dev;
@@ -101,4 +101,5 @@ mappings_release(void)
 	free(cache);
 	cache = NULL;
 	ncache = 0;
+	cache_cap = 0;
 }

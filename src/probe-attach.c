@@ -114,6 +114,7 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 	int err = 0;
 
 	tl->links = xcalloc(2 * t->ncalls, sizeof(*tl->links));
+	tl->links_cap = 2 * t->ncalls;
 	for (i = 0; i < t->ncalls && !err; i++) {
 		uint64_t shape = probe_cookie(t, i, exe);
 		uint64_t off = t->calls[i].offset;
@@ -149,7 +150,7 @@ attach_regions(struct target_links *tl, const struct memsup_bpf *skel, pid_t pid
 {
 	int err;
 
-	tl->links = xreallocarray(tl->links, tl->nlinks + 2, sizeof(*tl->links));
+	tl->links = xgrow(tl->links, &tl->links_cap, tl->nlinks + 2, sizeof(*tl->links));
 	err = attach_region_mark(tl, skel, pid, path, "region_begin", MS_REGION_BEGIN);
 	if (!err)
 		err = attach_region_mark(tl, skel, pid, path, "region_end", MS_REGION_END);
@@ -186,6 +187,7 @@ attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	tl->fd = -1;
 	tl->links = NULL;
 	tl->nlinks = 0;
+	tl->links_cap = 0;
 	err = attach_calls(tl, skel, session_links, pid, path, tl->target == it->exe);
 	if (!err && tl->target->regions)
 		err = attach_regions(tl, skel, pid, path);
@@ -208,8 +210,8 @@ detach_target(struct target_links *tl)
 static struct target_links *
 new_links(struct process_probes *pp)
 {
-	pp->per_target = xreallocarray(pp->per_target, pp->ntargets + 1,
-				       sizeof(*pp->per_target));
+	pp->per_target = xgrow(pp->per_target, &pp->per_target_cap, pp->ntargets + 1,
+			       sizeof(*pp->per_target));
 	return &pp->per_target[pp->ntargets];
 }
 
@@ -276,6 +278,7 @@ process_probes_release(struct process_probes *pp)
 	free(pp->per_target);
 	pp->per_target = NULL;
 	pp->ntargets = 0;
+	pp->per_target_cap = 0;
 }
 
 void
@@ -288,4 +291,5 @@ process_probes_detach(struct process_probes *pp)
 	free(pp->per_target);
 	pp->per_target = NULL;
 	pp->ntargets = 0;
+	pp->per_target_cap = 0;
 }

@@ -20,12 +20,12 @@ struct target_links {
 	int fd;				/* the uprobe session link, or -1 */
 	struct bpf_link **links;	/* else a perf link per probe; then
 					 * the region marks' links */
-	size_t nlinks;
+	size_t nlinks, links_cap;
 };
 
 struct process_probes {
 	struct target_links *per_target;
-	size_t ntargets;
+	size_t ntargets, per_target_cap;
 };
 
 /* The expected attach type that makes alloc_session a session program. */

@@ -16,7 +16,7 @@
 
 /* Resolved files, kept for the whole run: a shell tree execs the same few. */
 static struct probe_target **cache;
-static size_t ncache;
+static size_t ncache, cache_cap;
 
 /* An allocator function found in the symbol tables. */
 struct found_function {
@@ -30,9 +30,9 @@ struct found_function {
 struct elf_scan {
 	bool dynamic;			/* has PT_INTERP */
 	struct found_function *found;
-	size_t nfound;
+	size_t nfound, found_cap;
 	uint64_t *starts;		/* of every function symbol */
-	size_t nstarts, starts_room;
+	size_t nstarts, starts_cap;
 	GElf_Phdr *loads;
 	size_t nloads;
 };
@@ -57,7 +57,8 @@ found(struct elf_scan *scan, const struct found_function *f)
 			g->size = f->size;
 		return;
 	}
-	scan->found = xreallocarray(scan->found, scan->nfound + 1, sizeof(*scan->found));
+	scan->found = xgrow(scan->found, &scan->found_cap, scan->nfound + 1,
+			     sizeof(*scan->found));
 	scan->found[scan->nfound++] = *f;
 }
 
@@ -67,12 +68,8 @@ on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 	struct elf_scan *scan = ctx;
 	struct found_function f = { .vaddr = vaddr, .size = size, .name = name };
 
-	/* Doubled: a large program has hundreds of thousands of them. */
-	if (scan->nstarts == scan->starts_room) {
-		scan->starts_room = scan->starts_room ? 2 * scan->starts_room : 1024;
-		scan->starts = xreallocarray(scan->starts, scan->starts_room,
-					     sizeof(*scan->starts));
-	}
+	scan->starts = xgrow(scan->starts, &scan->starts_cap, scan->nstarts + 1,
+			     sizeof(*scan->starts));
 	scan->starts[scan->nstarts++] = vaddr;
 	if ((f.shape = allocator_function(name, &f.rank)))
 		found(scan, &f);
@@ -309,7 +306,7 @@ resolve_target(const char *scan_path, const char *display_path, bool keep_open,
 	if (!keep_open)
 		close(fd);
 	t->path = xstrdup(display_path);
-	cache = xreallocarray(cache, ncache + 1, sizeof(*cache));
+	cache = xgrow(cache, &cache_cap, ncache + 1, sizeof(*cache));
 	cache[ncache++] = t;
 	*out = t;
 	return 0;
@@ -372,8 +369,8 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 		return 1;
 	}
 	if ((t->ncalls || t->regions) && !listed(out, t)) {
-		out->targets = xreallocarray(out->targets, out->ntargets + 1,
-					     sizeof(*out->targets));
+		out->targets = xgrow(out->targets, &out->targets_cap, out->ntargets + 1,
+				     sizeof(*out->targets));
 		out->targets[out->ntargets++] = t;
 	}
 	return 0;
@@ -415,6 +412,7 @@ image_targets_copy(struct image_targets *to, const struct image_targets *from)
 	if (from->ntargets)
 		memcpy(to->targets, from->targets, from->ntargets * sizeof(*to->targets));
 	to->ntargets = from->ntargets;
+	to->targets_cap = from->ntargets;
 	to->exe = from->exe;
 }
 
@@ -424,6 +422,7 @@ image_targets_free(struct image_targets *it)
 	free(it->targets);
 	it->targets = NULL;
 	it->ntargets = 0;
+	it->targets_cap = 0;
 	it->exe = NULL;
 }
 
@@ -441,4 +440,5 @@ probe_targets_release(void)
 	free(cache);
 	cache = NULL;
 	ncache = 0;
+	cache_cap = 0;
 }

@@ -41,7 +41,7 @@ struct probe_target {
 /* What to probe in the image a process runs now. */
 struct image_targets {
 	const struct probe_target **targets;	/* those with allocators or regions */
-	size_t ntargets;
+	size_t ntargets, targets_cap;
 	const struct probe_target *exe;	/* attached through /proc/PID/exe */
 };
 

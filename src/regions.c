@@ -16,6 +16,7 @@ region_table_free(struct region_table *t)
 	free(t->regions);
 	t->regions = NULL;
 	t->nregions = 0;
+	t->regions_cap = 0;
 }
 
 /* A harness marks a few dozen regions, so a linear search is enough. */
@@ -37,7 +38,7 @@ region_of(struct region_table *t, const char *name)
 
 	if (found)
 		return (size_t)(found - t->regions);
-	t->regions = xreallocarray(t->regions, t->nregions + 1, sizeof(*t->regions));
+	t->regions = xgrow(t->regions, &t->regions_cap, t->nregions + 1, sizeof(*t->regions));
 	memset(&t->regions[t->nregions], 0, sizeof(*t->regions));
 	t->regions[t->nregions].name = xstrdup(name);
 	return t->nregions++;
@@ -67,7 +68,7 @@ regions_begin(struct region_table *t, struct open_regions *o, const char *name,
 	}
 	region = region_of(t, name);
 	t->regions[region].entries++;
-	o->open = xreallocarray(o->open, o->nopen + 1, sizeof(*o->open));
+	o->open = xgrow(o->open, &o->open_cap, o->nopen + 1, sizeof(*o->open));
 	o->open[o->nopen++] = (struct open_region){ region, 1, live_bytes };
 }
 
@@ -78,6 +79,7 @@ forget(struct open_regions *o, struct open_region *r)
 	if (!o->nopen) {
 		free(o->open);
 		o->open = NULL;
+		o->open_cap = 0;
 	}
 }
 
@@ -127,6 +129,7 @@ regions_inherit(struct open_regions *child, const struct open_regions *parent)
 		child->open[i].live_at_begin = 0;
 	}
 	child->nopen = parent->nopen;
+	child->open_cap = parent->nopen;
 }
 
 void

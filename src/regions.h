@@ -25,7 +25,7 @@ struct region_stats {
 /* Every region of the tree, by name, in order of first use. */
 struct region_table {
 	struct region_stats *regions;
-	size_t nregions;
+	size_t nregions, regions_cap;
 };
 
 /* The regions open in one process. */
@@ -35,7 +35,7 @@ struct open_regions {
 		uint32_t depth;		/* begun again before it ended */
 		uint64_t live_at_begin;
 	} *open;
-	size_t nopen;
+	size_t nopen, open_cap;
 };
 
 void region_table_free(struct region_table *t);

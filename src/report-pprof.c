@@ -32,10 +32,7 @@ enum { WIRE_VARINT = 0, WIRE_BYTES = 2 };
 static void
 pb_raw(struct pb *b, const void *data, size_t len)
 {
-	if (b->n + len > b->cap) {
-		b->cap = (b->n + len) * 2;
-		b->p = xreallocarray(b->p, b->cap, 1);
-	}
+	b->p = xgrow(b->p, &b->cap, b->n + len, 1);
 	if (len)
 		memcpy(b->p + b->n, data, len);
 	b->n += len;
@@ -109,6 +106,7 @@ struct strings {
 	struct u64map index;	/* content hash (probed linearly) -> index + 1 */
 	char **v;
 	uint64_t n;
+	size_t cap;
 };
 
 static uint64_t
@@ -124,7 +122,7 @@ string_index(struct strings *t, const char *s)
 	for (; (slot = u64map_find(&t->index, key)); key = key + 1 ? key + 1 : 1)
 		if (!strcmp(t->v[slot->value - 1], s))
 			return slot->value - 1;
-	t->v = xreallocarray(t->v, t->n + 1, sizeof(*t->v));
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	t->v[t->n] = xstrdup(s);
 	u64map_put(&t->index, key, t->n + 1);
 	pb_bytes(&t->table, PROFILE_STRING_TABLE, s, len);

@@ -63,6 +63,7 @@ stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
 {
 	uint64_t h = stack_hash_words(0, frames, n);
 	struct u64map_slot *s;
+	size_t need;
 
 	/* Another stack with the same hash takes the next key. */
 	while ((s = u64map_find(&t->by_hash, h))) {
@@ -72,14 +73,12 @@ stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
 		}
 		h = h + 1 ? h + 1 : 1;
 	}
-	/* Allocated even for an empty stack: no arithmetic on NULL. */
-	if (!t->frames || t->nframes + n > t->frames_cap) {
-		t->frames_cap = 2 * (t->nframes + n) + 64;
-		t->frames = xreallocarray(t->frames, t->frames_cap, sizeof(*t->frames));
-	}
+	/* Room for one frame even for an empty stack: no arithmetic on NULL. */
+	need = t->nframes + n;
+	t->frames = xgrow(t->frames, &t->frames_cap, need ? need : 1, sizeof(*t->frames));
 	if (n)
 		memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
-	t->stacks = xreallocarray(t->stacks, t->count + 1, sizeof(*t->stacks));
+	t->stacks = xgrow(t->stacks, &t->stacks_cap, t->count + 1, sizeof(*t->stacks));
 	t->stacks[t->count].at = t->nframes;
 	t->stacks[t->count].n = n;
 	t->nframes += n;

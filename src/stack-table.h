@@ -21,6 +21,7 @@ struct stack_table {
 		uint32_t n;
 	} *stacks;		/* by id - 1 */
 	uint32_t count;
+	size_t stacks_cap;
 };
 
 void stack_table_init(struct stack_table *t);

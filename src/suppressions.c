@@ -67,8 +67,8 @@ suppressions_load(struct suppressions *sp, const char *path)
 			*--end = '\0';
 		if (!*p || *p == '#')
 			continue;
-		sp->patterns = xreallocarray(sp->patterns, sp->npatterns + 1,
-					     sizeof(*sp->patterns));
+		sp->patterns = xgrow(sp->patterns, &sp->patterns_cap, sp->npatterns + 1,
+				     sizeof(*sp->patterns));
 		sp->patterns[sp->npatterns++] = xstrdup(p);
 	}
 	if (ferror(f))

@@ -16,7 +16,7 @@ struct symbolizer;
 
 struct suppressions {
 	char **patterns;	/* the user's fnmatch(3) patterns */
-	size_t npatterns;
+	size_t npatterns, patterns_cap;
 	bool defaults;		/* the built-in list applies */
 };
 

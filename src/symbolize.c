@@ -31,7 +31,7 @@ struct symbol {
 /* A frame's functions, as symbolize returns them, owning their strings. */
 struct named_frame {
 	struct symbol_name *v;
-	size_t n;
+	size_t n, cap;
 	uint64_t offset;
 };
 
@@ -40,13 +40,13 @@ struct symbol_file {
 	GElf_Phdr *loads;	/* of the file mapped, for offsets to addresses */
 	size_t nloads;
 	struct symbol *syms;	/* sorted by address */
-	size_t nsyms;
+	size_t nsyms, syms_cap;
 	bool full;		/* a .symtab was read: not exported names only */
 	const char *fetch_why;	/* why debuginfod had no debug file, or NULL */
 	uint64_t unnamed;	/* frames asked for that fell in no function */
 	struct u64map named;	/* address + 1 -> index + 1 in frames */
 	struct named_frame *frames;
-	size_t nframes;
+	size_t nframes, frames_cap;
 #ifdef HAVE_LIBDW
 	Dwarf *dwarf;		/* of the first file read with line tables */
 	Elf *dwarf_elf;
@@ -59,6 +59,7 @@ symbolizer_init(struct symbolizer *z, const char *debug_dir)
 {
 	z->files = NULL;
 	z->nfiles = 0;
+	z->files_cap = 0;
 	z->debug_dir = debug_dir ? debug_dir : "/usr/lib/debug";
 	z->full_names = false;
 	z->fetch = NULL;
@@ -107,6 +108,7 @@ symbolizer_free(struct symbolizer *z)
 	free(z->files);
 	z->files = NULL;
 	z->nfiles = 0;
+	z->files_cap = 0;
 #ifdef HAVE_LIBDEBUGINFOD
 	debug_fetch_end(z->fetch);
 #endif
@@ -119,7 +121,7 @@ add_symbol(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	struct symbol_file *f = ctx;
 
-	f->syms = xreallocarray(f->syms, f->nsyms + 1, sizeof(*f->syms));
+	f->syms = xgrow(f->syms, &f->syms_cap, f->nsyms + 1, sizeof(*f->syms));
 	f->syms[f->nsyms++] = (struct symbol){ .addr = vaddr, .size = size,
 					       .name = xstrdup(name) };
 }
@@ -405,7 +407,7 @@ static void
 add_name(struct named_frame *nf, const struct symbolizer *z, const char *function,
 	 const char *where)
 {
-	nf->v = xreallocarray(nf->v, nf->n + 1, sizeof(*nf->v));
+	nf->v = xgrow(nf->v, &nf->cap, nf->n + 1, sizeof(*nf->v));
 	nf->v[nf->n++] = (struct symbol_name){
 		.function = given_name(z, function),
 		.where = xstrdup(where ? where : ""),
@@ -420,7 +422,7 @@ name_frame(const struct symbolizer *z, struct symbol_file *f, const struct symbo
 	struct named_frame *nf;
 	char *where = NULL;
 
-	f->frames = xreallocarray(f->frames, f->nframes + 1, sizeof(*f->frames));
+	f->frames = xgrow(f->frames, &f->frames_cap, f->nframes + 1, sizeof(*f->frames));
 	nf = &f->frames[f->nframes++];
 	*nf = (struct named_frame){ .offset = addr + 1 - sym->addr };
 #ifdef HAVE_LIBDW
@@ -470,7 +472,8 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 		return NULL;
 	}
 	if (z->nfiles < s->spaces.nmodules) {
-		z->files = xreallocarray(z->files, s->spaces.nmodules, sizeof(*z->files));
+		z->files = xgrow(z->files, &z->files_cap, s->spaces.nmodules,
+				 sizeof(*z->files));
 		memset(z->files + z->nfiles, 0, (s->spaces.nmodules - z->nfiles) * sizeof(*z->files));
 		z->nfiles = s->spaces.nmodules;
 	}

@@ -24,6 +24,7 @@ struct symbol_file;
 struct symbolizer {
 	struct symbol_file **files;	/* by module index, loaded when first asked */
 	uint32_t nfiles;
+	size_t files_cap;
 	const char *debug_dir;		/* /usr/lib/debug, or --debug-dir */
 	bool full_names;		/* --full-names: set before the first symbolize */
 	struct debug_fetch *fetch;	/* debuginfod's client, begun when first needed */

@@ -19,7 +19,7 @@ series_new(struct timeline *t, uint32_t pid)
 	s->pid = pid;
 	for (i = 0; i < TIMELINE_SLOTS; i++)
 		s->max[i] = TIMELINE_EMPTY;
-	t->series = xreallocarray(t->series, t->n + 1, sizeof(*t->series));
+	t->series = xgrow(t->series, &t->cap, t->n + 1, sizeof(*t->series));
 	t->series[t->n++] = s;
 	return s;
 }
@@ -30,6 +30,7 @@ timeline_init(struct timeline *t)
 	t->slot_ns = FIRST_SLOT_NS;
 	t->series = NULL;
 	t->n = 0;
+	t->cap = 0;
 	u64map_init(&t->by_pid);
 	series_new(t, 0);
 }

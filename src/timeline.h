@@ -26,7 +26,7 @@ struct timeline_series {
 struct timeline {
 	uint64_t slot_ns;	/* each slot's width */
 	struct timeline_series **series;	/* the tree's first, then by process */
-	size_t n;
+	size_t n, cap;
 	struct u64map by_pid;	/* pid -> index in series */
 };
 

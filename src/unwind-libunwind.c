@@ -78,6 +78,7 @@ struct unwinder {
 	unw_addr_space_t as;
 	struct unwind_file *files;	/* by module index */
 	uint32_t nfiles;
+	size_t files_cap;
 	uint32_t generation;		/* of the space libunwind's cache is about */
 	struct unwind_memo *memos;	/* MEMO_SLOTS, by hash of the key */
 	/* The unwind under way, and what it read. */
@@ -186,7 +187,8 @@ file_of(struct unwinder *u, uint32_t module)
 	if (!module || module > u->spaces->nmodules)
 		return NULL;
 	if (u->nfiles < u->spaces->nmodules) {
-		u->files = xreallocarray(u->files, u->spaces->nmodules, sizeof(*u->files));
+		u->files = xgrow(u->files, &u->files_cap, u->spaces->nmodules,
+				 sizeof(*u->files));
 		for (; u->nfiles < u->spaces->nmodules; u->nfiles++)
 			u->files[u->nfiles] = (struct unwind_file){ .fd = -1 };
 	}
