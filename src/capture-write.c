@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -19,7 +20,7 @@ struct capture_writer {
 	gzFile gz;
 	int fd;			/* gz's */
 	char *path;
-	char *tmp_path;
+	char *tmp_path;		/* NULL: path itself is written */
 	uint64_t records;
 	int error;		/* first negative errno */
 };
@@ -71,6 +72,40 @@ write_meta(struct capture_writer *w, int argc, char *const argv[])
 	write_record(w, CAPTURE_REC_META, buf, len);
 }
 
+/*
+ * Opens what path resolves to when it is a device or a FIFO (a FIFO
+ * waits for its reader, as for any writer); returns -1 with errno 0
+ * when path is a file to write through a temporary one.
+ */
+static int
+open_direct(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st)) {
+		/* A name not taken yet: a new file. */
+		if (errno == ENOENT)
+			errno = 0;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		errno = 0;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0 && isatty(fd)) {
+		close(fd);
+		errno = ENOTTY;
+		return -1;
+	}
+	return fd;
+}
+
 struct capture_writer *
 capture_create(const char *path, int argc, char *const argv[])
 {
@@ -78,17 +113,23 @@ capture_create(const char *path, int argc, char *const argv[])
 	int fd;
 
 	w->path = xstrdup(path);
-	w->tmp_path = xmalloc(strlen(path) + sizeof(".XXXXXX"));
-	sprintf(w->tmp_path, "%s.XXXXXX", path);
-	fd = mkostemp(w->tmp_path, O_CLOEXEC);
-	if (fd < 0)
+	fd = open_direct(path);
+	if (fd < 0 && errno)
 		goto fail;
+	if (fd < 0) {
+		w->tmp_path = xmalloc(strlen(path) + sizeof(".XXXXXX"));
+		sprintf(w->tmp_path, "%s.XXXXXX", path);
+		fd = mkostemp(w->tmp_path, O_CLOEXEC);
+		if (fd < 0)
+			goto fail;
+	}
 	/* Level 1: the supervisor compresses while the workload waits. */
 	w->fd = fd;
 	w->gz = gzdopen(fd, "wb1");
 	if (!w->gz) {
 		close(fd);
-		unlink(w->tmp_path);
+		if (w->tmp_path)
+			unlink(w->tmp_path);
 		errno = ENOMEM;
 		goto fail;
 	}
@@ -109,9 +150,17 @@ fail:
 	return NULL;
 }
 
+bool
+capture_direct(const struct capture_writer *w)
+{
+	return !w->tmp_path;
+}
+
 int
 capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid)
 {
+	if (capture_direct(w))
+		return 0;
 	return fchown(w->fd, uid, gid) ? -errno : 0;
 }
 
@@ -213,9 +262,9 @@ capture_finish(struct capture_writer *w, struct capture_end *end)
 	w->gz = NULL;
 	if (!err && zerr != Z_OK)
 		err = -EIO;
-	if (!err && rename(w->tmp_path, w->path))
+	if (w->tmp_path && !err && rename(w->tmp_path, w->path))
 		err = -errno;
-	if (err)
+	if (w->tmp_path && err)
 		unlink(w->tmp_path);
 	free(w->tmp_path);
 	free(w->path);
@@ -230,7 +279,8 @@ capture_abort(struct capture_writer *w)
 		return;
 	if (w->gz)
 		gzclose(w->gz);
-	unlink(w->tmp_path);
+	if (w->tmp_path)
+		unlink(w->tmp_path);
 	free(w->tmp_path);
 	free(w->path);
 	free(w);

@@ -7,6 +7,7 @@
 #ifndef MEMSUP_CAPTURE_H
 #define MEMSUP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,18 +36,27 @@ struct capture_writer;
 struct capture_reader;
 
 /*
- * Creates path through a private temporary file (mode 0600) that
- * capture_finish renames into place, so path never holds a partial
- * capture.  Returns NULL with errno set.
+ * Creates path through a private temporary file (mode 0600) beside it
+ * that capture_finish renames into place, so path never holds a partial
+ * capture; a symbolic link at path is replaced, its target never written.
+ * A path that names a character or block device or a FIFO (/dev/null, a
+ * pipe being read) is written directly instead: renaming over it would
+ * replace it.  A directory or a terminal is refused (EISDIR, ENOTTY).
+ * Returns NULL with errno set.
  */
 struct capture_writer *capture_create(const char *path, int argc, char *const argv[]);
-/* Gives the file to the user the workload runs as.  Returns 0 or -errno. */
+/* Whether path is written directly: a capture that cannot be read back. */
+bool capture_direct(const struct capture_writer *w);
+/*
+ * Gives the file to the user the workload runs as (not a device written
+ * directly).  Returns 0 or -errno.
+ */
 int capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid);
 /* Returns 0 or a negative errno; the first error sticks. */
 int capture_write(struct capture_writer *w, const struct record *r);
-/* Writes END, closes and renames; frees w in every case. */
+/* Writes END, closes and renames into place; frees w in every case. */
 int capture_finish(struct capture_writer *w, struct capture_end *end);
-/* Removes the temporary file and frees w.  Accepts NULL. */
+/* Removes the temporary file, if any, and frees w.  Accepts NULL. */
 void capture_abort(struct capture_writer *w);
 
 /* Returns NULL with errno set. */

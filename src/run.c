@@ -923,6 +923,7 @@ finish(struct session *s, const char *output, bool quiet)
 		.exit_status = s->tracer.root_status,
 	};
 	int err = s->capture_error;
+	bool read_back = !quiet && s->stacks && !capture_direct(s->capture);
 	struct unwind_stats unwinding;
 	char status[64];
 	uint64_t ring_needed;
@@ -941,7 +942,7 @@ finish(struct session *s, const char *output, bool quiet)
 		return MS_EXIT_FAILURE;
 	}
 	/* Read back, so that they are the sites memsup report ranks. */
-	if (!quiet && s->stacks)
+	if (read_back)
 		report_top_sites(stderr, output, 3);
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
@@ -1039,7 +1040,10 @@ run_capture(const struct run_options *o)
 	}
 	s.capture = capture_create(output, argc, argv);
 	if (!s.capture) {
-		perror_msg("cannot create capture %s", output);
+		if (errno == ENOTTY)
+			error_msg("cannot write capture %s: it is a terminal", output);
+		else
+			perror_msg("cannot create capture %s", output);
 		goto out;
 	}
 	err = wu.change ? capture_set_owner(s.capture, wu.uid, wu.gid) : 0;
