@@ -125,15 +125,13 @@ memsup() {
 	esac
 }
 
-# start_memsup ARGS...: memsup in the background, as the memsup function
-# runs it, with its own pid in $memsup_pid: a signal the test sends to it
-# is memsup's, not a wrapper's that passes it on late.  A watchdog bounds
-# it instead of timeout(1): SIGTERM after MEMSUP_TIMEOUT, SIGKILL 5 s on.
+# start_memsup ARGS...: a capture in the background, as the memsup
+# function runs it, with memsup's own pid in $memsup_pid: a signal the
+# test sends to it is memsup's, not a wrapper's that passes it on late.
+# A watchdog bounds it instead of timeout(1): SIGTERM after MEMSUP_TIMEOUT,
+# SIGKILL 5 s on.
 start_memsup() {
-	case ${1:-} in
-	report | diff | probes) "$MEMSUP" "$@" & ;;
-	*) "$MEMSUP" "$probe_sites" "$@" & ;;
-	esac
+	"$MEMSUP" "$probe_sites" "$@" &
 	memsup_pid=$!
 	(
 		trap 'kill $_sleep 2> /dev/null; exit 0' TERM
