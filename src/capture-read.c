@@ -81,7 +81,8 @@ struct capture_reader *
 capture_open(const char *path)
 {
 	struct capture_reader *rd;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
+				   : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 
 	if (fd < 0)
 		return NULL;

@@ -73,9 +73,10 @@ write_meta(struct capture_writer *w, int argc, char *const argv[])
 }
 
 /*
- * Opens what path resolves to when it is a device or a FIFO (a FIFO
- * waits for its reader, as for any writer); returns -1 with errno 0
- * when path is a file to write through a temporary one.
+ * Opens standard output for "-", or what path resolves to when it is a
+ * device or a FIFO (a FIFO waits for its reader, as for any writer);
+ * returns -1 with errno 0 when path is a file to write through a
+ * temporary one.
  */
 static int
 open_direct(const char *path)
@@ -83,21 +84,22 @@ open_direct(const char *path)
 	struct stat st;
 	int fd;
 
-	if (stat(path, &st)) {
+	if (!strcmp(path, "-")) {
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	} else if (stat(path, &st)) {
 		/* A name not taken yet: a new file. */
 		if (errno == ENOENT)
 			errno = 0;
 		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	} else if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		return -1;
-	}
-	if (S_ISREG(st.st_mode)) {
+	} else if (S_ISREG(st.st_mode)) {
 		errno = 0;
 		return -1;
+	} else {
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	}
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd >= 0 && isatty(fd)) {
 		close(fd);
 		errno = ENOTTY;

@@ -41,8 +41,8 @@ struct capture_reader;
  * capture; a symbolic link at path is replaced, its target never written.
  * A path that names a character or block device or a FIFO (/dev/null, a
  * pipe being read) is written directly instead: renaming over it would
- * replace it.  A directory or a terminal is refused (EISDIR, ENOTTY).
- * Returns NULL with errno set.
+ * replace it; so is standard output, for "-".  A directory or a terminal
+ * is refused (EISDIR, ENOTTY).  Returns NULL with errno set.
  */
 struct capture_writer *capture_create(const char *path, int argc, char *const argv[]);
 /* Whether path is written directly: a capture that cannot be read back. */
@@ -59,7 +59,7 @@ int capture_finish(struct capture_writer *w, struct capture_end *end);
 /* Removes the temporary file, if any, and frees w.  Accepts NULL. */
 void capture_abort(struct capture_writer *w);
 
-/* Returns NULL with errno set. */
+/* Reads path, or standard input for "-".  Returns NULL with errno set. */
 struct capture_reader *capture_open(const char *path);
 /*
  * Reads the next record into *r (valid until the next call).  Returns 1

@@ -27,7 +27,8 @@ usage(void)
 	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
 	      "                   [--debug-dir=DIR] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
-	      "allocations changed most from A to B.\n"
+	      "allocations changed most from A to B.  One of them may be -,\n"
+	      "standard input.\n"
 	      "\n"
 	      "  -n, --top=N   show the N chains that changed most (default 10;\n"
 	      "                0 shows none)\n"
@@ -467,6 +468,11 @@ diff_main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		error_msg("diff: two capture files are needed, A and B");
+		usage_hint("diff");
+		return MS_EXIT_FAILURE;
+	}
+	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
+		error_msg("diff: standard input can be A or B, not both");
 		usage_hint("diff");
 		return MS_EXIT_FAILURE;
 	}

@@ -5,11 +5,14 @@
 #include "error.h"
 #include "record.h"
 
+#include <string.h>
+
 int
 replay_read(struct replay *p, const char *path, const char *debug_dir,
 	    void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
 	    void *ctx)
 {
+	const char *name = strcmp(path, "-") ? path : "standard input";
 	struct record r;
 	int n;
 
@@ -19,7 +22,7 @@ replay_read(struct replay *p, const char *path, const char *debug_dir,
 	p->rd = capture_open(path);
 	if (!p->rd) {
 		/* A file named wrong is a bad invocation, as no file is. */
-		perror_msg("cannot open %s", path);
+		perror_msg("cannot open %s", name);
 		return MS_EXIT_FAILURE;
 	}
 	while ((n = capture_next(p->rd, &r)) > 0) {
@@ -29,7 +32,7 @@ replay_read(struct replay *p, const char *path, const char *debug_dir,
 			each(ctx, &p->heap, &r);
 	}
 	if (n < 0) {
-		error_msg("%s: %s", path, capture_error(p->rd));
+		error_msg("%s: %s", name, capture_error(p->rd));
 		return MS_EXIT_READ_ERROR;
 	}
 	return 0;

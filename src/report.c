@@ -30,7 +30,7 @@ usage(void)
 	      "                     [--debug-dir=DIR] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
-	      "one per line.\n"
+	      "one per line.  FILE - is standard input.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"

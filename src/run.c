@@ -1000,6 +1000,7 @@ run_capture(const struct run_options *o)
 	char *const *argv = o->attach_pid ? attach_argv : o->argv;
 	int argc = o->attach_pid ? 2 : o->argc;
 	char *output;
+	const char *output_name;
 	struct workload_user wu = { .change = false };
 	struct consumer_config bpf;
 	const char *what;
@@ -1009,6 +1010,7 @@ run_capture(const struct run_options *o)
 	snprintf(pid_arg, sizeof(pid_arg), "%d", o->attach_pid);
 	output = o->output ? xstrdup(o->output)
 			   : default_output(o->attach_pid ? pid_arg : o->argv[0]);
+	output_name = strcmp(output, "-") ? output : "standard output";
 	heap_init(&s.heap);
 	address_spaces_init(&s.spaces);
 	bpf = o->bpf;
@@ -1041,9 +1043,14 @@ run_capture(const struct run_options *o)
 	s.capture = capture_create(output, argc, argv);
 	if (!s.capture) {
 		if (errno == ENOTTY)
-			error_msg("cannot write capture %s: it is a terminal", output);
+			error_msg("cannot write capture %s: it is a terminal", output_name);
 		else
-			perror_msg("cannot create capture %s", output);
+			perror_msg("cannot create capture %s", output_name);
+		goto out;
+	}
+	/* The workload's output must not run into the capture's. */
+	if (!strcmp(output, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		perror_msg("cannot give the workload standard error for its output");
 		goto out;
 	}
 	err = wu.change ? capture_set_owner(s.capture, wu.uid, wu.gid) : 0;
@@ -1084,7 +1091,7 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 	count_unseen_processes(&s);
-	ret = finish(&s, output, o->quiet);
+	ret = finish(&s, output_name, o->quiet);
 
 out:
 	status_clear(&s.status);
