@@ -22,6 +22,7 @@ struct capture_reader {
 	uint32_t version;
 	bool header_read;
 	bool ended;
+	bool cut;		/* the data ends early, whole up to there */
 	struct capture_end end;
 	char command[CAPTURE_MAX_PAYLOAD + 1];
 	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING,
@@ -46,22 +47,40 @@ fail(struct capture_reader *rd, const char *fmt, ...)
 	return -1;
 }
 
-/* Reads exactly len bytes: 1, 0 at a clean end of the stream, -1 otherwise. */
+/*
+ * The data ends before END: a cut, unlike damage, since every byte up to
+ * there inflated as written.  Makes the error that follows a cut.
+ */
+static void
+mark_cut(struct capture_reader *rd)
+{
+	rd->cut = true;
+	/* Without END, only what was read is known. */
+	if (!rd->ended) {
+		rd->end.records = rd->records;
+		rd->end.cut = true;
+	}
+}
+
+/*
+ * Reads exactly len bytes: 1, 0 when the data ends first (the gzip stream
+ * cut, or a whole stream or a raw file ending), or -1 when it is damaged.
+ */
 static int
 read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
 {
-	size_t n = gunzip_read(rd->in, buf, len);
 	const char *why;
 
-	if (n == len)
+	if (gunzip_read(rd->in, buf, len) == len)
 		return 1;
-	if (gunzip_status(rd->in, &why) != GUNZIP_OK)
-		return fail(rd, "damaged or truncated in %s after %llu records (%s)",
-			    what, (unsigned long long)rd->records, why);
-	if (n == 0)
+	switch (gunzip_status(rd->in, &why)) {
+	case GUNZIP_OK:
+	case GUNZIP_CUT:
 		return 0;
-	return fail(rd, "truncated in %s after %llu records", what,
-		    (unsigned long long)rd->records);
+	default:
+		return fail(rd, "damaged in %s after %llu records (%s)", what,
+			    (unsigned long long)rd->records, why);
+	}
 }
 
 static void
@@ -219,6 +238,8 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 		break;
 	}
 	rd->records++;
+	if (r->time_ns > rd->end.last_ns)
+		rd->end.last_ns = r->time_ns;
 	return 1;
 }
 
@@ -241,6 +262,9 @@ check_stream_end(struct capture_reader *rd)
 		rd->ended = true;
 		return 0;
 	case GUNZIP_CUT:
+		/* END was read: only the check of what came before is missing. */
+		rd->ended = true;
+		mark_cut(rd);
 		return fail(rd, "truncated after the end record");
 	case GUNZIP_DAMAGED:
 		return fail(rd, "damaged after the end record (%s)", why);
@@ -297,14 +321,23 @@ capture_next(struct capture_reader *rd, struct record *r)
 
 		if (n < 0)
 			return -1;
-		if (n == 0)
+		if (n == 0) {
+			mark_cut(rd);
 			return fail(rd, "truncated: no end record after %llu records",
 				    (unsigned long long)rd->records);
+		}
 		type = get_le16(head);
 		len = get_le16(head + 2);
-		if (len && read_exact(rd, rd->payload, len, "a record") != 1)
-			return rd->error[0] ? -1 :
-			       fail(rd, "truncated inside record %llu",
+		n = len ? read_exact(rd, rd->payload, len, "a record") : 1;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			mark_cut(rd);
+		if (n == 0 && type == CAPTURE_REC_END)
+			return fail(rd, "truncated inside the end record, after %llu records",
+				    (unsigned long long)rd->records);
+		if (n == 0)
+			return fail(rd, "truncated inside record %llu",
 				    (unsigned long long)rd->records + 1);
 		switch (type) {
 		case REC_CALL:
@@ -331,10 +364,16 @@ capture_next(struct capture_reader *rd, struct record *r)
 	}
 }
 
+bool
+capture_cut(const struct capture_reader *rd)
+{
+	return rd->cut;
+}
+
 const struct capture_end *
 capture_totals(const struct capture_reader *rd)
 {
-	return rd->ended ? &rd->end : NULL;
+	return rd->ended || rd->cut ? &rd->end : NULL;
 }
 
 const char *

@@ -22,20 +22,27 @@ struct capture_writer {
 	char *path;
 	char *tmp_path;		/* NULL: path itself is written */
 	uint64_t records;
+	uint64_t records_synced;	/* by capture_sync */
 	int error;		/* first negative errno */
 };
+
+/* Keeps zlib's error as the writer's: errno when the system said it. */
+static void
+note_gz_error(struct capture_writer *w)
+{
+	int zerr;
+
+	gzerror(w->gz, &zerr);
+	w->error = zerr == Z_ERRNO && errno ? -errno : -EIO;
+}
 
 static void
 write_bytes(struct capture_writer *w, const void *buf, size_t len)
 {
-	int zerr;
-
 	if (w->error || !len)
 		return;
-	if (gzwrite(w->gz, buf, (unsigned)len) == (int)len)
-		return;
-	gzerror(w->gz, &zerr);
-	w->error = zerr == Z_ERRNO && errno ? -errno : -EIO;
+	if (gzwrite(w->gz, buf, (unsigned)len) != (int)len)
+		note_gz_error(w);
 }
 
 static void
@@ -237,6 +244,17 @@ capture_write(struct capture_writer *w, const struct record *r)
 	}
 	write_record(w, (uint16_t)r->type, buf, len);
 	w->records++;
+	return w->error;
+}
+
+int
+capture_sync(struct capture_writer *w)
+{
+	if (w->error || w->records == w->records_synced)
+		return w->error;
+	w->records_synced = w->records;
+	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK)
+		note_gz_error(w);
 	return w->error;
 }
 

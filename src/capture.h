@@ -30,6 +30,10 @@ struct capture_end {
 	uint64_t dropped_stacks;	/* allocations recorded without a stack */
 	uint64_t vanished_threads;	/* gone without memsup seeing them go */
 	int32_t exit_status;		/* the workload's wait status */
+	/* What the reader adds, never written: */
+	bool cut;			/* the file ends before END: the fields
+					 * above are 0 but records */
+	uint64_t last_ns;		/* the latest time of a record read */
 };
 
 struct capture_writer;
@@ -54,6 +58,12 @@ bool capture_direct(const struct capture_writer *w);
 int capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid);
 /* Returns 0 or a negative errno; the first error sticks. */
 int capture_write(struct capture_writer *w, const struct record *r);
+/*
+ * Pushes the records written so far to the file, so that a memsup killed
+ * later leaves them readable (a capture cut short).  Each call costs a
+ * few bytes of compression.  Returns 0 or the first error, as above.
+ */
+int capture_sync(struct capture_writer *w);
 /* Writes END, closes and renames into place; frees w in every case. */
 int capture_finish(struct capture_writer *w, struct capture_end *end);
 /* Removes the temporary file, if any, and frees w.  Accepts NULL. */
@@ -63,10 +73,16 @@ void capture_abort(struct capture_writer *w);
 struct capture_reader *capture_open(const char *path);
 /*
  * Reads the next record into *r (valid until the next call).  Returns 1
- * for a record, 0 after END (see capture_totals), or -1 on a damaged
- * file (see capture_error).
+ * for a record, 0 after END (see capture_totals), or -1 on a file cut
+ * short or damaged (see capture_cut and capture_error).
  */
 int capture_next(struct capture_reader *rd, struct record *r);
+/*
+ * Whether the file stopped at a cut (memsup killed, the disk full): every
+ * record before it reads whole and capture_totals holds what is known.
+ */
+bool capture_cut(const struct capture_reader *rd);
+/* After END or a cut: the run's totals; NULL before or when damaged. */
 const struct capture_end *capture_totals(const struct capture_reader *rd);
 const char *capture_error(const struct capture_reader *rd);
 /* The command line the capture was taken of, space-separated. */

@@ -25,10 +25,11 @@ static void
 usage(void)
 {
 	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--debug-dir=DIR] A B\n"
+	      "                   [--debug-dir=DIR] [--strict] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.  One of them may be -,\n"
-	      "standard input.\n"
+	      "standard input.  A capture cut short is compared up to the cut,\n"
+	      "with a warning and exit status 2.\n"
 	      "\n"
 	      "  -n, --top=N   show the N chains that changed most (default 10;\n"
 	      "                0 shows none)\n"
@@ -48,6 +49,7 @@ usage(void)
 	      "                std::vector<>::push_back())\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
+	      "      --strict  refuse a capture cut short (exit status 1)\n"
 	      "  -h, --help    show this help and exit\n", stdout);
 }
 
@@ -420,13 +422,14 @@ diff_main(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "debug-dir", required_argument, NULL, 'g' },
 		{ "full-names", no_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	const char *debug_dir = NULL;
-	bool full_names = false;
+	bool full_names = false, strict = false;
 	struct replay p[2];
 	struct chains c = { 0 };
 	unsigned long top = 10;
@@ -458,6 +461,9 @@ diff_main(int argc, char **argv)
 		case 'F':
 			full_names = true;
 			break;
+		case 's':
+			strict = true;
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -478,7 +484,7 @@ diff_main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 2 && !ret; i++, read++) {
-		ret = replay_read(&p[i], argv[optind + i], debug_dir, NULL, NULL);
+		ret = replay_read(&p[i], argv[optind + i], debug_dir, strict, NULL, NULL);
 		p[i].symbolizer.full_names = full_names;
 	}
 	if (!ret) {
@@ -497,6 +503,8 @@ diff_main(int argc, char **argv)
 			diff_html(stdout, &c, p, top, metric);
 		else
 			print_text(stdout, &c, p, argv + optind, top, metric);
+		if (replay_cut(&p[0]) || replay_cut(&p[1]))
+			ret = MS_EXIT_CUT;
 	}
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].name);

@@ -7,8 +7,10 @@
 
 /* memsup's own exit statuses; the workload's status is passed through. */
 enum {
-	MS_EXIT_READ_ERROR = 1,		/* report: capture not whole (damaged,
-					 * truncated, not a capture) */
+	MS_EXIT_READ_ERROR = 1,		/* report: not a capture, or damaged
+					 * (or cut short, with --strict) */
+	MS_EXIT_CUT = 2,		/* report: a capture cut short,
+					 * reported up to the cut */
 	MS_EXIT_INCOMPLETE = 124,	/* records or calls lost, a process
 					 * unprobed, or the tree killed by
 					 * the pressure timeout */

@@ -3,12 +3,25 @@
 #include "replay.h"
 #include "capture.h"
 #include "error.h"
+#include "human-numbers.h"
 #include "record.h"
 
 #include <string.h>
 
+/* What a capture cut short holds, said once its records are in. */
+static void
+warn_cut(const char *name, const struct capture_reader *rd)
+{
+	const struct capture_end *end = capture_totals(rd);
+
+	/* Counted as the reader's message counts, without separators. */
+	warning_msg("%s: %s; reporting the %llu record%s before it (%.3f s of the run)",
+		    name, capture_error(rd), (unsigned long long)end->records,
+		    plural(end->records), (double)end->last_ns / 1e9);
+}
+
 int
-replay_read(struct replay *p, const char *path, const char *debug_dir,
+replay_read(struct replay *p, const char *path, const char *debug_dir, bool strict,
 	    void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
 	    void *ctx)
 {
@@ -31,11 +44,19 @@ replay_read(struct replay *p, const char *path, const char *debug_dir,
 		if (each)
 			each(ctx, &p->heap, &r);
 	}
-	if (n < 0) {
+	if (n < 0 && (strict || !capture_cut(p->rd))) {
 		error_msg("%s: %s", name, capture_error(p->rd));
 		return MS_EXIT_READ_ERROR;
 	}
+	if (n < 0)
+		warn_cut(name, p->rd);
 	return 0;
+}
+
+bool
+replay_cut(const struct replay *p)
+{
+	return capture_cut(p->rd);
 }
 
 const char *

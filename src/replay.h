@@ -6,6 +6,8 @@
 #ifndef MEMSUP_REPLAY_H
 #define MEMSUP_REPLAY_H
 
+#include <stdbool.h>
+
 #include "heap.h"
 #include "sites.h"
 #include "symbolize.h"
@@ -22,13 +24,16 @@ struct replay {
 
 /*
  * Reads the capture at path to its end, handing each record to each too
- * (when not NULL), once the models have it.  Returns 0, or the exit
- * status after saying what is wrong with the file; either way
- * replay_close() frees what it took.
+ * (when not NULL), once the models have it.  A capture cut short is read
+ * up to the cut with a warning (see replay_cut), unless strict.  Returns
+ * 0, or the exit status after saying what is wrong with the file; either
+ * way replay_close() frees what it took.
  */
-int replay_read(struct replay *p, const char *path, const char *debug_dir,
+int replay_read(struct replay *p, const char *path, const char *debug_dir, bool strict,
 		void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
 		void *ctx);
+/* Whether the capture read was cut short: its report covers only a part. */
+bool replay_cut(const struct replay *p);
 const char *replay_command(const struct replay *p);
 const struct capture_end *replay_totals(const struct replay *p);
 void replay_close(struct replay *p);

@@ -90,6 +90,13 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 	if (h->nprocs > TABLE_PROCESSES)
 		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%s more processes with "
 			"smaller peaks</td></tr>\n", human_count(n[0], h->nprocs - TABLE_PROCESSES));
+	if (end->cut) {
+		fprintf(out, "</table>\n<p id=\"losses\">Cut short: the capture ends after "
+			"record %s, %.3f s into the run; what came later, losses included, "
+			"is unknown.</p>\n", human_count(n[0], end->records),
+			(double)end->last_ns / 1e9);
+		return;
+	}
 	fprintf(out, "</table>\n<p id=\"losses\">%s record%s lost, %s call%s lost, %s "
 		"process%s untraced, %s process%s unstoppable, %s stack%s left out, %s "
 		"pressure stop%s.</p>\n", human_count(n[0], end->lost_records),

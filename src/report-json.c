@@ -189,6 +189,11 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 		end->flags & CAPTURE_END_PRESSURE_TIMEOUT ? "true" : "false",
 		end->vanished_threads,
 		end->flags & CAPTURE_END_INTERRUPTED ? "true" : "false");
+	if (end->cut)
+		fprintf(out, "\"cut\": {\"records\": %" PRIu64 ", \"covered_s\": %.6f},\n",
+			end->records, (double)end->last_ns / 1e9);
+	else
+		fputs("\"cut\": null,\n", out);
 	print_regions(out, &h->regions);
 	fputs("\"top_sites\": {\n  ", out);
 	print_ranking(out, "peak", h, s, z, n, METRIC_PEAK);

@@ -123,6 +123,12 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 			human_count(n, h->nprocs - nshown));
 	free(by_peak);
 
+	if (end->cut) {
+		fprintf(out, "  cut short: the capture ends after record %s, %.3f s into "
+			"the run; what came later, losses included, is unknown\n",
+			human_count(n, end->records), seconds(end->last_ns));
+		return;
+	}
 	fprintf(out, "  lost records:   %s\n", human_count(n, end->lost_records));
 	if (end->lost_calls)
 		fprintf(out, "  lost calls:     %s\n", human_count(n, end->lost_calls));

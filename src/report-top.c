@@ -74,7 +74,7 @@ report_top_sites(FILE *out, const char *path, size_t n)
 	uint32_t *order;
 	size_t i, count;
 
-	if (replay_read(&p, path, NULL, NULL, NULL))
+	if (replay_read(&p, path, NULL, true, NULL, NULL))
 		goto out;
 	order = sites_ranked(&p.heap, METRIC_PEAK, &count);
 	if (count)

@@ -27,10 +27,12 @@ usage(void)
 {
 	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
 	      "                     [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
-	      "                     [--debug-dir=DIR] FILE\n"
+	      "                     [--debug-dir=DIR] [--strict] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
-	      "one per line.  FILE - is standard input.\n"
+	      "one per line.  FILE - is standard input.  A capture cut short (the\n"
+	      "FILE.XXXXXX a killed memsup leaves) is reported up to the cut, with\n"
+	      "a warning and exit status 2.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
@@ -62,6 +64,7 @@ usage(void)
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "                (default: /usr/lib/debug)\n"
+	      "      --strict  refuse a capture cut short (exit status 1)\n"
 	      "  -h, --help    show this help and exit\n", stdout);
 }
 
@@ -89,6 +92,7 @@ report_main(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "no-default-suppressions", no_argument, NULL, 'D' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,7 +101,7 @@ report_main(int argc, char **argv)
 	struct replay p;
 	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
-	bool events = false, metric_given = false, full_names = false;
+	bool events = false, metric_given = false, full_names = false, strict = false;
 	unsigned long top = 5;
 	const char *debug_dir = NULL;
 	const char *suppress = NULL;
@@ -112,6 +116,9 @@ report_main(int argc, char **argv)
 			break;
 		case 'D':
 			default_suppressions = false;
+			break;
+		case 's':
+			strict = true;
 			break;
 		case 'e':
 			events = true;
@@ -177,11 +184,11 @@ report_main(int argc, char **argv)
 	}
 	timeline_init(&timeline);
 	if (events)
-		ret = replay_read(&p, argv[optind], debug_dir, print_event, NULL);
+		ret = replay_read(&p, argv[optind], debug_dir, strict, print_event, NULL);
 	else if (format == REPORT_HTML)
-		ret = replay_read(&p, argv[optind], debug_dir, note_time, &timeline);
+		ret = replay_read(&p, argv[optind], debug_dir, strict, note_time, &timeline);
 	else
-		ret = replay_read(&p, argv[optind], debug_dir, NULL, NULL);
+		ret = replay_read(&p, argv[optind], debug_dir, strict, NULL, NULL);
 	p.symbolizer.full_names = full_names;
 	if (ret || events) {
 		/* The records went out as they were read. */
@@ -212,6 +219,8 @@ report_main(int argc, char **argv)
 			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);
 		}
 	}
+	if (!ret && replay_cut(&p))
+		ret = MS_EXIT_CUT;
 	replay_close(&p);
 	timeline_free(&timeline);
 	suppressions_free(&suppressions);

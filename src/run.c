@@ -67,6 +67,7 @@ struct session {
 	bool rescans_due;		/* some process's rescan_due is set */
 	uint64_t missed_wakes_seen;	/* consumer_missed_mapping_wakes() */
 	uint64_t last_report_ns;	/* when a wait status last came */
+	uint64_t last_sync_ns;		/* when the capture was last synced */
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
@@ -80,14 +81,20 @@ struct session {
 	int ended_by;			/* the signal that ended tracing, or 0 */
 };
 
+/* The first error writing the capture is the one to report. */
+static void
+keep_capture_error(struct session *s, int err)
+{
+	if (err && !s->capture_error)
+		s->capture_error = err;
+}
+
 static void
 sink(void *ctx, const struct record *r)
 {
 	struct session *s = ctx;
-	int err = capture_write(s->capture, r);
 
-	if (err && !s->capture_error)
-		s->capture_error = err;
+	keep_capture_error(s, capture_write(s->capture, r));
 	heap_apply(&s->heap, r);
 	address_spaces_apply(&s->spaces, r);
 	if (r->type == REC_CALL)
@@ -629,15 +636,36 @@ detach_when_due(struct session *s)
  */
 #define QUIET_NS 1000000000ULL
 
-static void
-forget_vanished_when_quiet(struct session *s)
+/* Whether interval_ns passed since *last_ns, which then becomes now. */
+static bool
+due(struct session *s, uint64_t *last_ns, uint64_t interval_ns)
 {
 	uint64_t now = consumer_now(&s->consumer);
 
-	if (now - s->last_report_ns < QUIET_NS)
-		return;
-	tracer_forget_vanished(&s->tracer);
-	s->last_report_ns = now;
+	if (now - *last_ns < interval_ns)
+		return false;
+	*last_ns = now;
+	return true;
+}
+
+static void
+forget_vanished_when_quiet(struct session *s)
+{
+	if (due(s, &s->last_report_ns, QUIET_NS))
+		tracer_forget_vanished(&s->tracer);
+}
+
+/*
+ * How long records may wait in the compressor: a memsup killed leaves a
+ * capture that holds all but the last second (see capture_sync).
+ */
+#define SYNC_NS 1000000000ULL
+
+static void
+sync_capture_when_due(struct session *s)
+{
+	if (due(s, &s->last_sync_ns, SYNC_NS))
+		keep_capture_error(s, capture_sync(s->capture));
 }
 
 static int
@@ -666,6 +694,7 @@ trace_until_done(struct session *s, int sfd)
 
 	/* SIGCHLD may have come before the signalfd was polled. */
 	s->last_report_ns = consumer_now(&s->consumer);
+	s->last_sync_ns = s->last_report_ns;
 	reap(s);
 	while (!tracer_done(&s->tracer) && !s->ended_by) {
 		struct epoll_event events[3];
@@ -694,6 +723,7 @@ trace_until_done(struct session *s, int sfd)
 			detach_when_due(s);
 		}
 		forget_vanished_when_quiet(s);
+		sync_capture_when_due(s);
 		show_status(s);
 	}
 	/* Tracing ended by a signal: was anything really left running? */

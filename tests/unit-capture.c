@@ -142,6 +142,9 @@ gzip_file(const char *path, const void *buf, size_t len)
 struct outcome {
 	int rc;			/* of the last capture_next */
 	unsigned int records;	/* returned before it */
+	bool cut;		/* capture_cut */
+	bool totals;		/* capture_totals gave some */
+	struct capture_end end;	/* and these were they */
 	char error[256];
 };
 
@@ -158,14 +161,12 @@ read_capture(const char *path, struct outcome *o)
 	while ((o->rc = capture_next(rd, &r)) == 1)
 		o->records++;
 	snprintf(o->error, sizeof(o->error), "%s", capture_error(rd));
+	o->cut = capture_cut(rd);
+	o->totals = capture_totals(rd);
+	if (o->totals)
+		o->end = *capture_totals(rd);
 	capture_close(rd);
 	return true;
-}
-
-static bool
-says_damaged(const struct outcome *o)
-{
-	return strstr(o->error, "truncated") || strstr(o->error, "damaged");
 }
 
 #define CALL(t, p, c, ptr_, size_, old_)				\
@@ -499,6 +500,53 @@ test_writer_edges(void)
 	unlink(tmp_path(path, "empty.memsup"));
 }
 
+/*
+ * What capture_sync pushes out reads back, while the capture is being
+ * written, as a cut holding every record written: what a memsup killed
+ * at that moment would leave.
+ */
+static void
+test_sync(void)
+{
+	struct capture_end end = { 0 };
+	char path[PATH_LEN], tmp[PATH_LEN];
+	struct capture_writer *w;
+	struct outcome o;
+	struct stat st;
+	off_t synced;
+	size_t i;
+
+	w = capture_create(tmp_path(path, "synced.memsup"), 4, sample_argv);
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	for (i = 0; i < NSAMPLE; i++)
+		capture_write(w, &sample[i]);
+	/* The one name in the directory: the temporary file. */
+	tmp_path(tmp, dir_listing());
+	read_capture(tmp, &o);
+	tap_ok(o.records < NSAMPLE, "before capture_sync, records wait in the "
+	       "compressor (%u of %d read)", o.records, NSAMPLE);
+
+	tap_eq_i64(capture_sync(w), 0, "capture_sync succeeds");
+	read_capture(tmp, &o);
+	tap_ok(o.cut && o.records == NSAMPLE && !strcmp(o.error,
+	       "truncated: no end record after 25 records"),
+	       "after it, the file reads as a cut with all %d records (%u: %s)",
+	       NSAMPLE, o.records, o.error);
+	if (stat(tmp, &st))
+		tap_bail("stat %s: %s", tmp, strerror(errno));
+	synced = st.st_size;
+	capture_sync(w);
+	if (stat(tmp, &st))
+		tap_bail("stat %s: %s", tmp, strerror(errno));
+	tap_eq_i64(st.st_size, synced, "capture_sync with nothing new writes nothing");
+
+	tap_eq_i64(capture_finish(w, &end), 0, "capture_finish after capture_sync");
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE, "the capture reads whole");
+	unlink(path);
+}
+
 static void
 test_not_captures(void)
 {
@@ -558,6 +606,27 @@ recoverable(const char *path)
 }
 
 /*
+ * The records of types 1 to 8 whole within the first len bytes of the
+ * content: what a reader can salvage from a file cut there.
+ */
+static unsigned int
+whole_records(const unsigned char *content, size_t len)
+{
+	size_t at = CAPTURE_HEADER_LEN;
+	unsigned int n = 0;
+
+	while (at + CAPTURE_RECORD_HEAD <= len) {
+		uint16_t type = get_le16(content + at);
+
+		at += CAPTURE_RECORD_HEAD + get_le16(content + at + 2);
+		if (at > len)
+			break;
+		n += type >= REC_CALL && type <= REC_REGION;
+	}
+	return n;
+}
+
+/*
  * Raw truncations, sorted by what zlib can still recover of the content:
  * not even the 16-byte header, part of the records, or all of it (the
  * cut took only the end of the deflate stream or its gzip trailer).
@@ -567,16 +636,19 @@ enum cut_kind { CUT_HEADER, CUT_RECORDS, CUT_TRAILER, NCUT_KINDS };
 struct cut_results {
 	size_t tried[NCUT_KINDS];
 	size_t clean[NCUT_KINDS];	/* capture_next returned 0 */
-	size_t misnamed[NCUT_KINDS];	/* -1, not "truncated"/"damaged" */
+	size_t misnamed[NCUT_KINDS];	/* -1, not "truncated" */
+	size_t unsalvaged[NCUT_KINDS];	/* not every whole record, not cut */
 };
 
 static void
-cut_at(const unsigned char *raw, size_t n, size_t len, size_t content_len,
+cut_at(const unsigned char *raw, size_t n, size_t len,
+       const unsigned char *content, size_t content_len,
        const char *cut, struct cut_results *res)
 {
 	enum cut_kind kind;
 	struct outcome o;
 	size_t got;
+	unsigned int want;
 
 	write_file(cut, raw, n);
 	got = recoverable(cut);
@@ -588,8 +660,14 @@ cut_at(const unsigned char *raw, size_t n, size_t len, size_t content_len,
 	if (o.rc != -1 && res->clean[kind]++ < 4)
 		tap_diag("cut to %zu of %zu bytes: clean end after %u records",
 			 n, len, o.records);
-	if (o.rc == -1 && !says_damaged(&o) && res->misnamed[kind]++ < 4)
+	if (o.rc == -1 && !strstr(o.error, "truncated") && res->misnamed[kind]++ < 4)
 		tap_diag("cut to %zu of %zu bytes: \"%s\"", n, len, o.error);
+	/* A cut in the header leaves nothing to salvage: an error, no more. */
+	want = whole_records(content, got);
+	if ((kind == CUT_HEADER ? o.cut : !o.cut || o.records != want ||
+	     !o.totals || o.end.records != want) && res->unsalvaged[kind]++ < 4)
+		tap_diag("cut to %zu of %zu bytes: %u records (%s cut), %u whole",
+			 n, len, o.records, o.cut ? "a" : "not", want);
 }
 
 /*
@@ -603,14 +681,14 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	const char *cut = tmp_path(buf, "cut.memsup");
 	size_t len, content_len, n;
 	unsigned char *raw = read_file(path, &len);
+	unsigned char *content = gunzip_file(path, &content_len);
 	struct cut_results res;
 
 	memset(&res, 0, sizeof(res));
-	free(gunzip_file(path, &content_len));
 	for (n = 2; n < len - 12; n += step)
-		cut_at(raw, n, len, content_len, cut, &res);
+		cut_at(raw, n, len, content, content_len, cut, &res);
 	for (n = len - 12; n < len; n++)
-		cut_at(raw, n, len, content_len, cut, &res);
+		cut_at(raw, n, len, content, content_len, cut, &res);
 	tap_diag("%s: %zu cuts in the header, %zu in the records, %zu after them",
 		 what, res.tried[CUT_HEADER], res.tried[CUT_RECORDS],
 		 res.tried[CUT_TRAILER]);
@@ -618,7 +696,10 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	tap_ok(res.tried[CUT_RECORDS] && !res.clean[CUT_RECORDS],
 	       "%s: every cut losing records fails", what);
 	tap_ok(res.tried[CUT_RECORDS] && !res.misnamed[CUT_RECORDS],
-	       "%s: every cut losing records says truncated or damaged", what);
+	       "%s: every cut losing records says truncated", what);
+	tap_ok(res.tried[CUT_RECORDS] && !res.unsalvaged[CUT_RECORDS],
+	       "%s: every cut losing records is a cut that gives every whole "
+	       "record before it", what);
 	tap_ok(res.tried[CUT_HEADER] && !res.clean[CUT_HEADER],
 	       "%s: every cut inside the header fails", what);
 	/*
@@ -626,33 +707,117 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	 * only a whole stream too short for a header is "not a capture".
 	 */
 	tap_ok(!res.misnamed[CUT_HEADER],
-	       "%s: every cut inside the header says truncated or damaged", what);
+	       "%s: every cut inside the header says truncated", what);
+	tap_ok(!res.unsalvaged[CUT_HEADER],
+	       "%s: a cut inside the header is no cut to salvage", what);
 	tap_ok(res.tried[CUT_TRAILER] && !res.clean[CUT_TRAILER] &&
-	       !res.misnamed[CUT_TRAILER],
-	       "%s: a cut losing only the end of the gzip stream is truncated",
-	       what);
+	       !res.misnamed[CUT_TRAILER] && !res.unsalvaged[CUT_TRAILER],
+	       "%s: a cut losing only the end of the gzip stream is truncated, "
+	       "with every record", what);
 	unlink(cut);
+	free(content);
 	free(raw);
 }
 
-/* The CRC-32 of the content opens the 8-byte gzip trailer. */
-static void
-check_bad_crc(const char *path, const char *what)
+/* Where the nth record of types 1 to 8 ends in the content. */
+static size_t
+records_end(const unsigned char *content, size_t len, unsigned int n)
 {
-	char buf[PATH_LEN];
-	const char *bad = tmp_path(buf, "crc.memsup");
-	size_t len;
-	unsigned char *raw = read_file(path, &len);
-	struct outcome o;
+	size_t at = CAPTURE_HEADER_LEN;
 
-	raw[len - 8] ^= 0x01;
-	write_file(bad, raw, len);
-	free(raw);
-	read_capture(bad, &o);
-	if (!tap_ok(o.rc == -1 && says_damaged(&o),
-		    "%s with a wrong gzip CRC is damaged", what))
-		tap_diag("%u records, then %d: %s", o.records, o.rc, o.error);
+	while (n && at + CAPTURE_RECORD_HEAD <= len) {
+		uint16_t type = get_le16(content + at);
+
+		at += CAPTURE_RECORD_HEAD + get_le16(content + at + 2);
+		n -= type >= REC_CALL && type <= REC_REGION;
+	}
+	return at;
+}
+
+/* Whether the gzip file at path starts with the len bytes of content. */
+static bool
+starts_with(const char *path, const unsigned char *content, size_t len)
+{
+	unsigned char *buf = malloc(len + 1);
+	gzFile gz = gzopen(path, "rb");
+	bool same;
+
+	if (!gz || !buf)
+		tap_bail("cannot open %s", path);
+	same = gzread(gz, buf, (unsigned int)len) == (int)len && !memcmp(buf, content, len);
+	gzclose(gz);
+	free(buf);
+	return same;
+}
+
+/*
+ * Flips the lowest bit of every step-th byte after the 10-byte gzip
+ * header (whose time and flags vouch for nothing), and of each byte of
+ * the trailer: CRC-32 and length.  The CRC-32 refuses every flip that
+ * changes the content, but for one that leads inflate past the end of
+ * the file: that reads as a cut, whose records must then be the first
+ * ones of the capture.  A flip that changes nothing (the length of a code
+ * never used) reads whole.
+ */
+static void
+check_flips(const char *path, const char *what, size_t step)
+{
+	char buf[PATH_LEN], buf2[PATH_LEN];
+	const char *bad = tmp_path(buf, "flipped.memsup");
+	const char *fixed = tmp_path(buf2, "fixed.memsup");
+	size_t len, content_len, at, flipped_len;
+	size_t tried = 0, refused = 0, cut = 0, wrong = 0;
+	unsigned char *content = gunzip_file(path, &content_len), *flipped, *raw;
+	struct outcome o;
+	gzFile gz;
+
+	/*
+	 * The same bytes each run, so that the same flips are tried: META's
+	 * wall clock set to 0, compressed at the writer's level.
+	 */
+	if (get_le16(content + CAPTURE_HEADER_LEN) != CAPTURE_REC_META)
+		tap_bail("%s does not start with META", path);
+	memset(content + CAPTURE_HEADER_LEN + CAPTURE_RECORD_HEAD, 0, 8);
+	gz = gzopen(fixed, "wb1");
+	if (!gz || gzwrite(gz, content, (unsigned int)content_len) != (int)content_len ||
+	    gzclose(gz) != Z_OK)
+		tap_bail("cannot compress into %s", fixed);
+	raw = read_file(fixed, &len);
+	unlink(fixed);
+
+	for (at = 10; at < len; at += at + step < len - 8 ? step : 1) {
+		bool right;
+
+		raw[at] ^= 0x01;
+		write_file(bad, raw, len);
+		raw[at] ^= 0x01;
+		read_capture(bad, &o);
+		tried++;
+		if (o.rc == -1 && !o.cut) {
+			refused++;
+			continue;
+		}
+		if (o.cut) {
+			cut++;
+			right = starts_with(bad, content, records_end(content, content_len,
+								      o.records));
+		} else {
+			flipped = gunzip_file(bad, &flipped_len);
+			right = o.rc == 0 && flipped_len == content_len &&
+				!memcmp(flipped, content, content_len);
+			free(flipped);
+		}
+		if (!right && wrong++ < 4)
+			tap_diag("bit 0 of byte %zu of %zu flipped: %u records, then %d%s: %s",
+				 at, len, o.records, o.rc, o.cut ? " (a cut)" : "", o.error);
+	}
+	tap_diag("%s: of %zu flips, %zu refused, %zu read as cuts, the others "
+		 "changed nothing", what, tried, refused, cut);
+	tap_ok(refused && !wrong, "%s: a flipped bit is refused, or read as a cut "
+	       "of the first records, or changed nothing", what);
 	unlink(bad);
+	free(content);
+	free(raw);
 }
 
 /* A capture of many records: its gzip stream spans deflate blocks. */
@@ -687,7 +852,9 @@ test_raw_truncation(void)
 	const char *path = tmp_path(buf1, "whole.memsup");
 	const char *big = tmp_path(buf2, "big.memsup");
 	struct capture_end end = { 0 };
+	unsigned char *raw;
 	struct outcome o;
+	size_t len;
 
 	if (write_sample(path, &end))
 		tap_bail("cannot write the sample capture");
@@ -696,14 +863,26 @@ test_raw_truncation(void)
 
 	check_raw_truncations(path, "sample capture", 1);
 
-	check_bad_crc(path, "sample capture");
+	check_flips(path, "sample capture", 1);
+
+	/* END read, only the gzip trailer missing: its counters hold. */
+	end.lost_records = 3;
+	if (write_sample(path, &end))
+		tap_bail("cannot write the sample capture");
+	raw = read_file(path, &len);
+	write_file(path, raw, len - 4);
+	free(raw);
+	read_capture(path, &o);
+	tap_ok(o.cut && o.records == NSAMPLE && o.totals && !o.end.cut &&
+	       o.end.lost_records == 3 && !strcmp(o.error, "truncated after the end record"),
+	       "a cut in the gzip trailer: a cut, with END's counters (%s)", o.error);
 
 	write_big(big, 30000);
 	read_capture(big, &o);
 	tap_ok(o.rc == 0 && o.records == 30000,
 	       "a capture of 30000 records reads cleanly");
 	check_raw_truncations(big, "30000 records", 997);
-	check_bad_crc(big, "30000 records");
+	check_flips(big, "30000 records", 997);
 	unlink(big);
 	unlink(path);
 }
@@ -759,9 +938,9 @@ test_damaged_content(void)
 		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 			gzip_file(path, buf, len - cuts[i]);
 			read_capture(path, &o);
-			tap_ok(o.rc == -1 && o.records == NSAMPLE &&
+			tap_ok(o.rc == -1 && o.records == NSAMPLE && o.cut &&
 			       strstr(o.error, "truncated"),
-			       "valid gzip, last %zu bytes missing: truncated (%s)",
+			       "valid gzip, last %zu bytes missing: a cut (%s)",
 			       cuts[i], o.error);
 		}
 		gzip_file(path, buf, end_at);
@@ -769,6 +948,12 @@ test_damaged_content(void)
 		snprintf(want, sizeof(want),
 			 "truncated: no end record after %d records", NSAMPLE);
 		tap_str_eq(o.error, want, "valid gzip, END record missing");
+		/* What a report of the cut shows instead of END's counters. */
+		tap_ok(o.cut && o.totals && o.end.cut && o.end.records == NSAMPLE &&
+		       o.end.last_ns == UINT64_MAX && !o.end.lost_records &&
+		       !o.end.pressure_stops && !o.end.flags,
+		       "a cut's totals: cut, %d records, the latest time read, "
+		       "no counter of END", NSAMPLE);
 		/* Too short for a header: "not a capture" is fine too. */
 		gzip_file(path, buf, CAPTURE_HEADER_LEN - 1);
 		read_capture(path, &o);
@@ -1017,9 +1202,10 @@ test_bytes_after_end(void)
 	/* The first member, then junk where END should be. */
 	append_to(path, whole, "junk", 4);
 	read_capture(path, &o);
-	snprintf(want, sizeof(want), "damaged or truncated in a record header after "
+	snprintf(want, sizeof(want), "damaged in a record header after "
 		 "%d records (bytes after the gzip stream)", NSAMPLE);
 	tap_str_eq(o.error, want, "junk after a gzip member before END: damaged");
+	tap_ok(!o.cut, "junk after a gzip member before END: no cut to salvage");
 
 	unlink(whole);
 	unlink(member);
@@ -1266,9 +1452,10 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(103);
+	tap_plan(116);
 	test_round_trip();
 	test_writer_edges();
+	test_sync();
 	test_not_captures();
 	test_raw_truncation();
 	test_damaged_content();
