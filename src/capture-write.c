@@ -252,14 +252,15 @@ capture_sync(struct capture_writer *w)
 {
 	if (w->error || w->records == w->records_synced)
 		return w->error;
-	w->records_synced = w->records;
 	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK)
 		note_gz_error(w);
+	else
+		w->records_synced = w->records;
 	return w->error;
 }
 
 int
-capture_finish(struct capture_writer *w, struct capture_end *end)
+capture_finish(struct capture_writer *w, struct capture_end *end, char **kept)
 {
 	unsigned char buf[CAPTURE_END_LEN];
 	int err, zerr;
@@ -284,6 +285,13 @@ capture_finish(struct capture_writer *w, struct capture_end *end)
 		err = -EIO;
 	if (w->tmp_path && !err && rename(w->tmp_path, w->path))
 		err = -errno;
+	if (kept)
+		*kept = NULL;
+	/* Synced records make it a capture cut short, worth keeping. */
+	if (w->tmp_path && err && kept && w->records_synced) {
+		*kept = w->tmp_path;
+		w->tmp_path = NULL;
+	}
 	if (w->tmp_path && err)
 		unlink(w->tmp_path);
 	free(w->tmp_path);

@@ -64,8 +64,13 @@ int capture_write(struct capture_writer *w, const struct record *r);
  * few bytes of compression.  Returns 0 or the first error, as above.
  */
 int capture_sync(struct capture_writer *w);
-/* Writes END, closes and renames into place; frees w in every case. */
-int capture_finish(struct capture_writer *w, struct capture_end *end);
+/*
+ * Writes END, closes and renames into place; frees w in every case.  On
+ * an error (the first one, of any call) the temporary file is removed,
+ * unless kept is given and it holds synced records: then it stays, a
+ * capture cut short, and *kept is its name, to free.
+ */
+int capture_finish(struct capture_writer *w, struct capture_end *end, char **kept);
 /* Removes the temporary file, if any, and frees w.  Accepts NULL. */
 void capture_abort(struct capture_writer *w);
 

@@ -73,7 +73,6 @@ struct session {
 	bool stacks;			/* record stacks, and mappings for them */
 	enum probe_sites probe_sites;
 	uint64_t observed_ns;		/* when the status at hand was reaped */
-	int capture_error;
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
 	bool attached;
 	uint64_t detach_at_ns;
@@ -81,20 +80,13 @@ struct session {
 	int ended_by;			/* the signal that ended tracing, or 0 */
 };
 
-/* The first error writing the capture is the one to report. */
-static void
-keep_capture_error(struct session *s, int err)
-{
-	if (err && !s->capture_error)
-		s->capture_error = err;
-}
-
 static void
 sink(void *ctx, const struct record *r)
 {
 	struct session *s = ctx;
 
-	keep_capture_error(s, capture_write(s->capture, r));
+	/* An error sticks in the writer: capture_finish reports it. */
+	capture_write(s->capture, r);
 	heap_apply(&s->heap, r);
 	address_spaces_apply(&s->spaces, r);
 	if (r->type == REC_CALL)
@@ -665,7 +657,7 @@ static void
 sync_capture_when_due(struct session *s)
 {
 	if (due(s, &s->last_sync_ns, SYNC_NS))
-		keep_capture_error(s, capture_sync(s->capture));
+		capture_sync(s->capture);
 }
 
 static int
@@ -952,7 +944,8 @@ finish(struct session *s, const char *output, bool quiet)
 			 (s->ended_by ? CAPTURE_END_INTERRUPTED : 0),
 		.exit_status = s->tracer.root_status,
 	};
-	int err = s->capture_error;
+	char *kept;
+	int err;
 	bool read_back = !quiet && s->stacks && !capture_direct(s->capture);
 	struct unwind_stats unwinding;
 	char status[64];
@@ -960,17 +953,19 @@ finish(struct session *s, const char *output, bool quiet)
 	char ring_option[24];
 
 	pressure_finish(&s->pressure, &s->consumer);
-	if (err)
-		capture_abort(s->capture);
-	else
-		err = capture_finish(s->capture, &end);
+	err = capture_finish(s->capture, &end, &kept);
 	s->capture = NULL;
 	if (!quiet)
 		summary_print(stderr, &s->heap, &end);
-	if (err) {
+	if (err && kept)
+		error_msg("cannot write capture %s: %s; the records written until "
+			  "then are in %s, a capture cut short", output,
+			  strerror(-err), kept);
+	else if (err)
 		error_msg("cannot write capture %s: %s", output, strerror(-err));
+	free(kept);
+	if (err)
 		return MS_EXIT_FAILURE;
-	}
 	/* Read back, so that they are the sites memsup report ranks. */
 	if (read_back)
 		report_top_sites(stderr, output, 3);

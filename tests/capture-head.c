@@ -55,5 +55,5 @@ main(int argc, char **argv)
 		return 1;
 	}
 	capture_close(rd);
-	return capture_finish(w, &end) ? 1 : 0;
+	return capture_finish(w, &end, NULL) ? 1 : 0;
 }

@@ -357,7 +357,7 @@ write_records(const char *path, int argc, char *const argv[],
 		capture_abort(w);
 		return err;
 	}
-	return capture_finish(w, end);
+	return capture_finish(w, end, NULL);
 }
 
 static int
@@ -405,7 +405,7 @@ test_round_trip(void)
 			    "one temporary file next to it while writing"))
 			tap_diag("the directory holds: %s", names);
 	}
-	tap_eq_i64(capture_finish(w, &end), 0, "capture_finish succeeds");
+	tap_eq_i64(capture_finish(w, &end, NULL), 0, "capture_finish succeeds");
 	tap_eq_u64(end.records, NSAMPLE, "capture_finish sets the record count");
 	tap_str_eq(dir_listing(), "run.memsup",
 		   "no temporary file is left next to the capture");
@@ -487,7 +487,7 @@ test_writer_edges(void)
 	w = capture_create(tmp_path(path, "empty.memsup"), 0, NULL);
 	if (!w)
 		tap_bail("capture_create: %s", strerror(errno));
-	tap_eq_i64(capture_finish(w, &end), 0, "a capture without records");
+	tap_eq_i64(capture_finish(w, &end, NULL), 0, "a capture without records");
 	rd = capture_open(tmp_path(path, "empty.memsup"));
 	if (!rd)
 		tap_bail("capture_open: %s", strerror(errno));
@@ -541,7 +541,7 @@ test_sync(void)
 		tap_bail("stat %s: %s", tmp, strerror(errno));
 	tap_eq_i64(st.st_size, synced, "capture_sync with nothing new writes nothing");
 
-	tap_eq_i64(capture_finish(w, &end), 0, "capture_finish after capture_sync");
+	tap_eq_i64(capture_finish(w, &end, NULL), 0, "capture_finish after capture_sync");
 	read_capture(path, &o);
 	tap_ok(o.rc == 0 && o.records == NSAMPLE, "the capture reads whole");
 	unlink(path);
@@ -841,7 +841,7 @@ write_big(const char *path, unsigned int n)
 		r.time_ns = x;
 		capture_write(w, &r);
 	}
-	if (capture_finish(w, &end))
+	if (capture_finish(w, &end, NULL))
 		tap_bail("capture_finish failed");
 }
 
