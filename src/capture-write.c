@@ -281,8 +281,9 @@ capture_finish(struct capture_writer *w, struct capture_end *end, char **kept)
 	err = w->error;
 	zerr = gzclose(w->gz);
 	w->gz = NULL;
+	/* Its last writes can fail too: a full disk is named as one. */
 	if (!err && zerr != Z_OK)
-		err = -EIO;
+		err = zerr == Z_ERRNO && errno ? -errno : -EIO;
 	if (w->tmp_path && !err && rename(w->tmp_path, w->path))
 		err = -errno;
 	if (kept)

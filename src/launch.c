@@ -8,9 +8,27 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The limit on open files memsup was given, if it raised its own. */
+static struct rlimit workload_files;
+static bool files_raised;
+
+void
+launch_raise_file_limit(void)
+{
+	struct rlimit files;
+
+	if (getrlimit(RLIMIT_NOFILE, &files) || files.rlim_cur >= files.rlim_max)
+		return;
+	workload_files = files;
+	files.rlim_cur = files.rlim_max;
+	files_raised = !setrlimit(RLIMIT_NOFILE, &files);
+}
 
 static void __attribute__((noreturn))
 child_failed(int err_fd, int step, int err, int status)
@@ -35,6 +53,8 @@ run_child(char *const argv[], const struct workload_user *wu, int go_fd,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	if (files_raised)
+		setrlimit(RLIMIT_NOFILE, &workload_files);
 
 	/* Wait until the parent has seized us; EOF means it died. */
 	if (read(go_fd, &go, 1) != 1)

@@ -26,5 +26,11 @@ struct launch_failure {
  */
 pid_t launch_traced(char *const argv[], const struct workload_user *wu,
 		    struct launch_failure *failure);
+/*
+ * Raises memsup's soft limit on open files to its hard one: every traced
+ * process holds descriptors (its probes' links).  A workload launched
+ * after still starts with the limit memsup was given.
+ */
+void launch_raise_file_limit(void);
 
 #endif

@@ -78,10 +78,11 @@ proc_exiting(pid_t pid)
 	char state;
 	int fd;
 
+	/* Gone is exiting; a failure of memsup's own (EMFILE) is not. */
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true;
+		return errno == ENOENT || errno == ESRCH;
 	len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (len <= 0)

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +50,7 @@ struct traced_process {
 	struct dl_hook hook;
 	struct u64map mapped;		/* recorded mappings: start -> inode */
 	bool rescan_due;		/* memsup -p: it mapped code, not looked at yet */
+	bool untraced;			/* counted in the session's untraced */
 };
 
 struct session {
@@ -136,14 +138,31 @@ traced(struct session *s, pid_t pid)
  * A process killed while memsup probes it (SIGKILL ends even the stop
  * memsup holds it in) runs nothing more: that is not a loss.
  */
+/* A process counts once as untraced, whatever failed for it. */
 static void
-mark_untraced(struct session *s, pid_t pid, const char *what, int err)
+count_untraced(struct session *s, struct traced_process *tp)
 {
+	if (!tp->untraced)
+		s->untraced++;
+	tp->untraced = true;
+}
+
+static void
+mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
+	      const char *what, int err)
+{
+	struct rlimit files;
+
 	if (proc_exiting(pid))
 		return;
-	error_msg("process %d: cannot probe %s: %s; its allocations are not "
-		  "traced", pid, what, strerror(-err));
-	s->untraced++;
+	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &files))
+		error_msg("process %d: cannot probe %s: memsup reached its limit of "
+			  "%llu open files (ulimit -Hn); its allocations are not "
+			  "traced", pid, what, (unsigned long long)files.rlim_cur);
+	else
+		error_msg("process %d: cannot probe %s: %s; its allocations are not "
+			  "traced", pid, what, strerror(-err));
+	count_untraced(s, tp);
 }
 
 static void
@@ -153,7 +172,7 @@ attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
 					s->consumer.session_links, pid, &tp->targets);
 
 	if (err)
-		mark_untraced(s, pid, "its allocator functions", err);
+		mark_untraced(s, tp, pid, "its allocator functions", err);
 }
 
 /*
@@ -173,7 +192,7 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 	int err = image_targets_find(pid, s->probe_sites, &tp->targets, &why);
 
 	if (err)
-		mark_untraced(s, pid, why, err);
+		mark_untraced(s, tp, pid, why, err);
 	else
 		attach_targets(s, pid, tp);
 	/* The mappings serve to symbolize stacks. */
@@ -205,7 +224,7 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 			error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
 				  "the libraries it loads are not traced", pid, why,
 				  strerror(-err));
-			s->untraced++;
+			count_untraced(s, tp);
 		}
 	}
 	exe = tp->targets.exe;
@@ -1096,6 +1115,7 @@ run_capture(const struct run_options *o)
 		goto out;
 	}
 
+	launch_raise_file_limit();
 	err = o->attach_pid ? start_attached(&s, o) : start_command(&s, o, &wu);
 	if (err) {
 		ret = err;
