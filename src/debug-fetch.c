@@ -9,8 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * How long a server may take to answer, and how many times to ask again,
+ * unless DEBUGINFOD_TIMEOUT and DEBUGINFOD_RETRY_LIMIT say: with
+ * libdebuginfod's own (90 s, 2 more times), a server that never answers
+ * held memsup's end for minutes.
+ */
+#define FETCH_TIMEOUT "5"
+#define FETCH_RETRIES "0"
+
 struct debug_fetch {
 	debuginfod_client *client;
+	int failed;		/* the first error not "no server has it" */
 };
 
 struct debug_fetch *
@@ -21,9 +31,14 @@ debug_fetch_begin(void)
 	debuginfod_client *client;
 
 	/* Without servers the library would only fail each request. */
-	if (!urls || !urls[strspn(urls, " \t")] || !(client = debuginfod_begin()))
+	if (!urls || !urls[strspn(urls, " \t")])
 		return NULL;
-	d = xmalloc(sizeof(*d));
+	setenv("DEBUGINFOD_TIMEOUT", FETCH_TIMEOUT, 0);
+	setenv("DEBUGINFOD_RETRY_LIMIT", FETCH_RETRIES, 0);
+	client = debuginfod_begin();
+	if (!client)
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
 	d->client = client;
 	return d;
 }
@@ -35,9 +50,19 @@ debug_fetch(struct debug_fetch *d, const uint8_t *build_id, size_t len,
 	char *path = NULL;
 	int fd;
 
+	/* Servers that timed out or cannot be reached are not asked again. */
+	if (d->failed) {
+		*why = strerror(-d->failed);
+		return NULL;
+	}
 	fd = debuginfod_find_debuginfo(d->client, build_id, (int)len, &path);
+	if (fd == -ENOENT) {
+		*why = "no server has it";
+		return NULL;
+	}
 	if (fd < 0) {
-		*why = fd == -ENOENT ? "no server has it" : strerror(-fd);
+		d->failed = fd;
+		*why = strerror(-fd);
 		return NULL;
 	}
 	/* The symbolizer opens it by path, as it does a local one. */

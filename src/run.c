@@ -554,6 +554,17 @@ is_end_signal(int sig)
 	return sigismember(&ends, sig) == 1;
 }
 
+/* From now on SIGINT, SIGTERM and SIGHUP end memsup on the spot. */
+static void
+unblock_end_signals(void)
+{
+	sigset_t ends;
+
+	sigemptyset(&ends);
+	add_end_signals(&ends);
+	sigprocmask(SIG_UNBLOCK, &ends, NULL);
+}
+
 /*
  * Tracing ends now, the tree still running: memsup drains, writes the
  * capture, and exits, and PTRACE_O_EXITKILL takes the tree with it (an
@@ -563,12 +574,8 @@ is_end_signal(int sig)
 static void
 end_tracing(struct session *s, int sig)
 {
-	sigset_t ends;
-
 	s->ended_by = sig;
-	sigemptyset(&ends);
-	add_end_signals(&ends);
-	sigprocmask(SIG_UNBLOCK, &ends, NULL);
+	unblock_end_signals();
 }
 
 /*
@@ -974,6 +981,12 @@ finish(struct session *s, const char *output, bool quiet)
 	pressure_finish(&s->pressure, &s->consumer);
 	err = capture_finish(s->capture, &end, &kept);
 	s->capture = NULL;
+	/*
+	 * The capture is written and the tree is gone: a signal now is
+	 * memsup's own, and ends what is left (the read-back of the top
+	 * sites may wait on debuginfod servers) at once.
+	 */
+	unblock_end_signals();
 	if (!quiet)
 		summary_print(stderr, &s->heap, &end);
 	if (err && kept)
