@@ -176,9 +176,15 @@ report_main(int argc, char **argv)
 	suppressions_init(&suppressions);
 	suppressions.defaults = default_suppressions;
 	err = suppress ? suppressions_load(&suppressions, suppress) : 0;
-	if (err) {
+	/* A larger file is no list of patterns: /dev/zero, a binary. */
+	if (err == -EFBIG)
+		error_msg("report: cannot read suppressions %s: larger than %d KiB",
+			  suppress, SUPPRESSIONS_FILE_MAX / 1024);
+	if (err && err != -EFBIG) {
 		errno = -err;
 		perror_msg("report: cannot read suppressions %s", suppress);
+	}
+	if (err) {
 		suppressions_free(&suppressions);
 		return MS_EXIT_FAILURE;
 	}

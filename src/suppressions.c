@@ -52,18 +52,28 @@ int
 suppressions_load(struct suppressions *sp, const char *path)
 {
 	FILE *f = fopen(path, "re");
-	char *line = NULL, *p, *end;
-	size_t size = 0;
+	char *text, *line, *next, *p, *end;
+	size_t len;
 	int err = 0;
 
 	if (!f)
 		return -errno;
-	errno = 0;
-	while (getline(&line, &size, f) >= 0) {
+	text = xmalloc(SUPPRESSIONS_FILE_MAX + 1);
+	len = fread(text, 1, SUPPRESSIONS_FILE_MAX + 1, f);
+	if (ferror(f))
+		err = errno ? -errno : -EIO;
+	else if (len > SUPPRESSIONS_FILE_MAX)
+		err = -EFBIG;
+	fclose(f);
+	text[err ? 0 : len] = '\0';
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		for (p = line; *p == ' ' || *p == '\t'; p++)
 			;
 		end = p + strlen(p);
-		while (end > p && strchr(" \t\r\n", end[-1]))
+		while (end > p && strchr(" \t\r", end[-1]))
 			*--end = '\0';
 		if (!*p || *p == '#')
 			continue;
@@ -71,10 +81,7 @@ suppressions_load(struct suppressions *sp, const char *path)
 				     sizeof(*sp->patterns));
 		sp->patterns[sp->npatterns++] = xstrdup(p);
 	}
-	if (ferror(f))
-		err = errno ? -errno : -EIO;
-	free(line);
-	fclose(f);
+	free(text);
 	return err;
 }
 

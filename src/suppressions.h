@@ -22,9 +22,13 @@ struct suppressions {
 
 void suppressions_init(struct suppressions *sp);
 void suppressions_free(struct suppressions *sp);
+/* The largest file of patterns read, in bytes. */
+#define SUPPRESSIONS_FILE_MAX (1 << 20)
+
 /*
  * Adds the patterns of the file at path, one a line; blank lines and
- * lines starting with '#' are none.  Returns 0 or a negative errno.
+ * lines starting with '#' are none.  Returns 0 or a negative errno:
+ * -EFBIG for a file larger than SUPPRESSIONS_FILE_MAX.
  */
 int suppressions_load(struct suppressions *sp, const char *path);
 /*
