@@ -3,6 +3,7 @@
 #include "config.h"
 #include "diff.h"
 #include "error.h"
+#include "procfs.h"
 #include "pressure.h"
 #include "probe-list.h"
 #include "report.h"
@@ -79,12 +80,14 @@ usage(void)
 	      "                     auto picks session links where they work\n"
 	      "      --max-threads=N\n"
 	      "                     threads that can be inside an allocator call\n"
-	      "                     at once (default: 4096); a call past that is\n"
-	      "                     lost and counted\n"
+	      "                     at once (default: 4096; at most kernel.\n"
+	      "                     threads-max); a call past that is lost and\n"
+	      "                     counted\n"
 	      "      --max-processes=N\n"
 	      "                     under pressure stops: processes that can be\n"
-	      "                     traced at once (default: 16384); one past that\n"
-	      "                     cannot be stopped and fails the capture\n"
+	      "                     traced at once (default: 16384; at most\n"
+	      "                     kernel.pid_max); one past that cannot be\n"
+	      "                     stopped and fails the capture\n"
 	      "      --stack=auto|fp|dwarf|none\n"
 	      "                     take each allocation's call stack by walking\n"
 	      "                     frame pointers (fp), by copying the stack and\n"
@@ -338,10 +341,20 @@ main(int argc, char **argv)
 		case 'M': {
 			size_t n = parse_map_size(optarg);
 
+			/* No more can exist: a larger map only takes kernel memory. */
+			const char *limit = c == 'T' ? "threads-max" : "pid_max";
+			unsigned long most = proc_kernel_limit(limit);
+
 			if (!n) {
 				error_msg("--max-%s takes a number from 1 to %d, not '%s'",
 					  c == 'T' ? "threads" : "processes",
 					  MAX_MAP_ENTRIES, optarg);
+				return MS_EXIT_FAILURE;
+			}
+			if (most && n > most) {
+				error_msg("--max-%s=%zu is more than this machine can run "
+					  "at once (kernel.%s is %lu)",
+					  c == 'T' ? "threads" : "processes", n, limit, most);
 				return MS_EXIT_FAILURE;
 			}
 			if (c == 'T')

@@ -175,3 +175,20 @@ proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 	fclose(f);
 	return ret;
 }
+
+unsigned long
+proc_kernel_limit(const char *name)
+{
+	char path[128];
+	unsigned long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n;
+}

@@ -58,5 +58,10 @@ int proc_own_pid_namespace(unsigned int *inum);
  * no longer matters.
  */
 bool proc_exiting(pid_t pid);
+/*
+ * The number in /proc/sys/kernel/name (threads-max, pid_max): 0 when it
+ * cannot be read (no /proc in a build chroot).
+ */
+unsigned long proc_kernel_limit(const char *name);
 
 #endif
