@@ -107,6 +107,10 @@ usage(void)
 	      "                     emulates, where that sees what the entry\n"
 	      "                     sees (auto, the default), or at its entry\n"
 	      "                     (entry); memsup probes FILE lists them\n"
+	      "      --allow-partial\n"
+	      "                     a statically linked program without symbols\n"
+	      "                     is run untraced with a warning, instead of\n"
+	      "                     making the capture incomplete (124)\n"
 	      "      --probes-only  attach every probe but record no call: what\n"
 	      "                     the uprobe traps cost alone (bench/run's floor)\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
@@ -250,6 +254,7 @@ main(int argc, char **argv)
 		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "stack-copy", required_argument, NULL, 'C' },
 		{ "probes-only", no_argument, NULL, 'F' },
+		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -299,6 +304,9 @@ main(int argc, char **argv)
 			break;
 		case 'K':
 			o.keep_root = true;
+			break;
+		case 'A':
+			o.allow_partial = true;
 			break;
 		case 'p': {
 			char *end;

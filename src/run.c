@@ -31,6 +31,7 @@
 #include "unwind.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <libgen.h>
 #include <linux/bpf.h>
 #include <signal.h>
@@ -74,6 +75,7 @@ struct session {
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
 	enum probe_sites probe_sites;
+	bool allow_partial;		/* --allow-partial */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
 	bool attached;
@@ -208,6 +210,7 @@ static void
 probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const struct probe_target *exe;
+	char unprobed[PATH_MAX + 256];
 	const char *why;
 	int err;
 
@@ -228,11 +231,18 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 		}
 	}
 	exe = tp->targets.exe;
-	if (exe && !exe->dynamic && !exe->ncalls && !tp->hook.addr)
-		warning_msg("process %d: %s is statically linked and defines no "
-			    "allocator function memsup knows (stripped?): malloc, "
-			    "free, operator new and the others cannot be probed, "
-			    "and its allocations are not traced", pid, exe->path);
+	if (!exe || exe->dynamic || exe->ncalls || tp->hook.addr)
+		return;
+	snprintf(unprobed, sizeof(unprobed), "%s is statically linked and defines "
+		 "no allocator function memsup knows (stripped?): malloc, free, "
+		 "operator new and the others cannot be probed, and its "
+		 "allocations are not traced", exe->path);
+	if (s->allow_partial) {
+		warning_msg("process %d: %s", pid, unprobed);
+		return;
+	}
+	error_msg("process %d: %s (--allow-partial accepts that)", pid, unprobed);
+	count_untraced(s, tp);
 }
 
 /*
@@ -1080,6 +1090,7 @@ run_capture(const struct run_options *o)
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
 	s.probe_sites = o->probe_sites;
+	s.allow_partial = o->allow_partial;
 	u64map_init(&s.processes);
 	tracer_init(&s.tracer, &session_tracer_ops, &s);
 

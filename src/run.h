@@ -16,6 +16,7 @@ struct run_options {
 	bool status;		/* --status: the live line even on the workload's terminal */
 	const char *user;	/* --user, or NULL */
 	bool keep_root;
+	bool allow_partial;	/* a stripped static program: a warning only */
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	bool watermark_follows;	/* no --watermark: it follows the stops */
 	struct consumer_config bpf;
