@@ -160,15 +160,20 @@ proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 		m.dev = makedev(major, minor);
 		m.ino = (ino_t)ino;
 		m.path = m.open_path = line + name_at;
-		if (elsewhere) {
+		/*
+		 * A path that names nothing here is opened through the mapping
+		 * itself: a file deleted ("(deleted)": an upgraded library, a
+		 * memfd), or a name the kernel escaped (a newline as "\012").
+		 */
+		if (elsewhere || access(m.path, F_OK)) {
 			snprintf(map_file, sizeof(map_file), "/proc/%d/map_files/%llx-%llx",
 				 pid, start, end);
 			m.open_path = map_file;
-			/* The path it has from its own root. */
-			if (root_len && !strncmp(m.path, root, root_len) &&
-			    m.path[root_len] == '/')
-				m.path += root_len;
 		}
+		/* The path it has from its own root. */
+		if (elsewhere && root_len && !strncmp(m.path, root, root_len) &&
+		    m.path[root_len] == '/')
+			m.path += root_len;
 		ret = fn(ctx, &m);
 	}
 	free(line);

@@ -17,9 +17,10 @@ struct proc_mapping {
 	/* Valid during the callback: */
 	const char *path;	/* as the process names it */
 	/*
-	 * Where memsup opens the very file mapped: path, or for a process
-	 * whose root or mount namespace is not memsup's, where path may
-	 * name nothing or another file, /proc/PID/map_files/START-END.
+	 * Where memsup opens the very file mapped: path, or where path may
+	 * name nothing or another file (a process whose root or mount
+	 * namespace is not memsup's, a file deleted, a name escaped),
+	 * /proc/PID/map_files/START-END.
 	 */
 	const char *open_path;
 };
