@@ -82,6 +82,8 @@ struct session {
 	uint64_t detach_at_ns;
 	unsigned int end_signals;	/* SIGINT, SIGTERM and SIGHUP taken */
 	int ended_by;			/* the signal that ended tracing, or 0 */
+	bool job_stop;			/* a stop signal came: memsup stops once
+					 * the tree is held */
 };
 
 static void
@@ -603,18 +605,58 @@ take_signal(struct session *s, const struct signalfd_siginfo *si)
 		end_tracing(s, (int)si->ssi_signo);
 }
 
+/* The signals that stop a job: ^Z, a read or write from the background. */
+static void
+add_job_stop_signals(sigset_t *set)
+{
+	sigaddset(set, SIGTSTP);
+	sigaddset(set, SIGTTIN);
+	sigaddset(set, SIGTTOU);
+}
+
 static int
 handle_signals(struct session *s, int sfd)
 {
 	struct signalfd_siginfo si;
+	sigset_t stops;
 
+	sigemptyset(&stops);
+	add_job_stop_signals(&stops);
 	while (!s->ended_by && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			reap(s);
+		else if (sigismember(&stops, (int)si.ssi_signo))
+			s->job_stop = true;
 		else
 			take_signal(s, &si);
 	}
 	return 0;
+}
+
+/*
+ * memsup stopped on its own would leave the tree running with nobody to
+ * drain the ring: threads not stopped yet fill it, and lose records.  So
+ * a stop signal first holds the tree, as a pressure stop does, then
+ * stops memsup; SIGCONT lets both go on.  The tree's own stop signal,
+ * if the job got one, waits in the hold, and SIGCONT cancels it as the
+ * kernel cancels any stop it ends.
+ */
+static void
+stop_when_held(struct session *s)
+{
+	if (!s->job_stop)
+		return;
+	/* A pressure stop that ends meanwhile releases: hold again. */
+	if (!s->tracer.holding)
+		tracer_hold(&s->tracer);
+	if (!tracer_held(&s->tracer))
+		return;
+	consumer_drain(&s->consumer);
+	status_clear(&s->status);
+	raise(SIGSTOP);
+	s->job_stop = false;
+	if (!s->pressure.holding)
+		tracer_release(&s->tracer);
 }
 
 /* A process memsup lets go must not keep its breakpoint. */
@@ -746,6 +788,7 @@ trace_until_done(struct session *s, int sfd)
 		}
 		pressure_step(&s->pressure, &s->tracer, &s->consumer,
 			      consumer_now(&s->consumer));
+		stop_when_held(s);
 		if (s->attached) {
 			rescan_when_due(s);
 			detach_when_due(s);
@@ -1131,6 +1174,7 @@ run_capture(const struct run_options *o)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	add_end_signals(&mask);
+	add_job_stop_signals(&mask);
 	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
