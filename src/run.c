@@ -634,6 +634,21 @@ handle_signals(struct session *s, int sfd)
 }
 
 /*
+ * Holds the tree (again, if a pressure stop ended and released it);
+ * true once every thread that can stop has, and the ring is drained.
+ */
+static bool
+held_and_drained(struct session *s)
+{
+	if (!s->tracer.holding)
+		tracer_hold(&s->tracer);
+	if (!tracer_held(&s->tracer))
+		return false;
+	consumer_drain(&s->consumer);
+	return true;
+}
+
+/*
  * memsup stopped on its own would leave the tree running with nobody to
  * drain the ring: threads not stopped yet fill it, and lose records.  So
  * a stop signal first holds the tree, as a pressure stop does, then
@@ -644,14 +659,8 @@ handle_signals(struct session *s, int sfd)
 static void
 stop_when_held(struct session *s)
 {
-	if (!s->job_stop)
+	if (!s->job_stop || !held_and_drained(s))
 		return;
-	/* A pressure stop that ends meanwhile releases: hold again. */
-	if (!s->tracer.holding)
-		tracer_hold(&s->tracer);
-	if (!tracer_held(&s->tracer))
-		return;
-	consumer_drain(&s->consumer);
 	status_clear(&s->status);
 	raise(SIGSTOP);
 	s->job_stop = false;
@@ -680,13 +689,9 @@ detach_when_due(struct session *s)
 {
 	struct u64map_slot *slot;
 
-	if (consumer_now(&s->consumer) < s->detach_at_ns || s->pressure.holding)
+	if (consumer_now(&s->consumer) < s->detach_at_ns || s->pressure.holding ||
+	    !held_and_drained(s))
 		return;
-	if (!s->tracer.holding)
-		tracer_hold(&s->tracer);
-	if (!tracer_held(&s->tracer))
-		return;
-	consumer_drain(&s->consumer);
 	disarm_hooks(s);
 	u64map_foreach(&s->processes, slot)
 		process_probes_detach(&((struct traced_process *)(uintptr_t)slot->value)->probes);
