@@ -566,7 +566,19 @@ is_end_signal(int sig)
 	return sigismember(&ends, sig) == 1;
 }
 
-/* From now on SIGINT, SIGTERM and SIGHUP end memsup on the spot. */
+/* The signals that stop a job: ^Z, a read or write from the background. */
+static void
+add_job_stop_signals(sigset_t *set)
+{
+	sigaddset(set, SIGTSTP);
+	sigaddset(set, SIGTTIN);
+	sigaddset(set, SIGTTOU);
+}
+
+/*
+ * Tracing is over: from now on SIGINT, SIGTERM and SIGHUP end memsup on
+ * the spot, and a stop signal stops it.
+ */
 static void
 unblock_end_signals(void)
 {
@@ -574,6 +586,7 @@ unblock_end_signals(void)
 
 	sigemptyset(&ends);
 	add_end_signals(&ends);
+	add_job_stop_signals(&ends);
 	sigprocmask(SIG_UNBLOCK, &ends, NULL);
 }
 
@@ -603,15 +616,6 @@ take_signal(struct session *s, const struct signalfd_siginfo *si)
 		return;
 	if (++s->end_signals > 1 || !taken)
 		end_tracing(s, (int)si->ssi_signo);
-}
-
-/* The signals that stop a job: ^Z, a read or write from the background. */
-static void
-add_job_stop_signals(sigset_t *set)
-{
-	sigaddset(set, SIGTSTP);
-	sigaddset(set, SIGTTIN);
-	sigaddset(set, SIGTTOU);
 }
 
 static int
