@@ -138,10 +138,6 @@ traced(struct session *s, pid_t pid)
 	return tp;
 }
 
-/*
- * A process killed while memsup probes it (SIGKILL ends even the stop
- * memsup holds it in) runs nothing more: that is not a loss.
- */
 /* A process counts once as untraced, whatever failed for it. */
 static void
 count_untraced(struct session *s, struct traced_process *tp)
@@ -151,6 +147,10 @@ count_untraced(struct session *s, struct traced_process *tp)
 	tp->untraced = true;
 }
 
+/*
+ * A process killed while memsup probes it (SIGKILL ends even the stop
+ * memsup holds it in) runs nothing more: that is not a loss.
+ */
 static void
 mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	      const char *what, int err)
@@ -580,7 +580,7 @@ add_job_stop_signals(sigset_t *set)
  * the spot, and a stop signal stops it.
  */
 static void
-unblock_end_signals(void)
+unblock_signals_after_tracing(void)
 {
 	sigset_t ends;
 
@@ -600,7 +600,7 @@ static void
 end_tracing(struct session *s, int sig)
 {
 	s->ended_by = sig;
-	unblock_end_signals();
+	unblock_signals_after_tracing();
 }
 
 /*
@@ -1048,7 +1048,7 @@ finish(struct session *s, const char *output, bool quiet)
 	 * memsup's own, and ends what is left (the read-back of the top
 	 * sites may wait on debuginfod servers) at once.
 	 */
-	unblock_end_signals();
+	unblock_signals_after_tracing();
 	if (!quiet)
 		summary_print(stderr, &s->heap, &end);
 	if (err && kept)
