@@ -331,14 +331,14 @@ capture_next(struct capture_reader *rd, struct record *r)
 		n = len ? read_exact(rd, rd->payload, len, "a record") : 1;
 		if (n < 0)
 			return -1;
-		if (n == 0)
+		if (n == 0) {
 			mark_cut(rd);
-		if (n == 0 && type == CAPTURE_REC_END)
-			return fail(rd, "truncated inside the end record, after %llu records",
-				    (unsigned long long)rd->records);
-		if (n == 0)
+			if (type == CAPTURE_REC_END)
+				return fail(rd, "truncated inside the end record, after "
+					    "%llu records", (unsigned long long)rd->records);
 			return fail(rd, "truncated inside record %llu",
 				    (unsigned long long)rd->records + 1);
+		}
 		switch (type) {
 		case REC_CALL:
 		case REC_FORK:

@@ -351,21 +351,19 @@ main(int argc, char **argv)
 		case 'T':
 		case 'M': {
 			size_t n = parse_map_size(optarg);
-
+			const char *what = c == 'T' ? "threads" : "processes";
 			/* No more can exist: a larger map only takes kernel memory. */
 			const char *limit = c == 'T' ? "threads-max" : "pid_max";
 			unsigned long most = proc_kernel_limit(limit);
 
 			if (!n) {
 				error_msg("--max-%s takes a number from 1 to %d, not '%s'",
-					  c == 'T' ? "threads" : "processes",
-					  MAX_MAP_ENTRIES, optarg);
+					  what, MAX_MAP_ENTRIES, optarg);
 				return MS_EXIT_FAILURE;
 			}
 			if (most && n > most) {
 				error_msg("--max-%s=%zu is more than this machine can run "
-					  "at once (kernel.%s is %lu)",
-					  c == 'T' ? "threads" : "processes", n, limit, most);
+					  "at once (kernel.%s is %lu)", what, n, limit, most);
 				return MS_EXIT_FAILURE;
 			}
 			if (c == 'T')

@@ -177,10 +177,10 @@ report_main(int argc, char **argv)
 	suppressions.defaults = default_suppressions;
 	err = suppress ? suppressions_load(&suppressions, suppress) : 0;
 	/* A larger file is no list of patterns: /dev/zero, a binary. */
-	if (err == -EFBIG)
+	if (err == -EFBIG) {
 		error_msg("report: cannot read suppressions %s: larger than %d KiB",
 			  suppress, SUPPRESSIONS_FILE_MAX / 1024);
-	if (err && err != -EFBIG) {
+	} else if (err) {
 		errno = -err;
 		perror_msg("report: cannot read suppressions %s", suppress);
 	}

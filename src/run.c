@@ -156,16 +156,17 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	      const char *what, int err)
 {
 	struct rlimit files;
+	char why[96];
 
 	if (proc_exiting(pid))
 		return;
 	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &files))
-		error_msg("process %d: cannot probe %s: memsup reached its limit of "
-			  "%llu open files (ulimit -Hn); its allocations are not "
-			  "traced", pid, what, (unsigned long long)files.rlim_cur);
+		snprintf(why, sizeof(why), "memsup reached its limit of %llu open "
+			 "files (ulimit -Hn)", (unsigned long long)files.rlim_cur);
 	else
-		error_msg("process %d: cannot probe %s: %s; its allocations are not "
-			  "traced", pid, what, strerror(-err));
+		snprintf(why, sizeof(why), "%s", strerror(-err));
+	error_msg("process %d: cannot probe %s: %s; its allocations are not traced",
+		  pid, what, why);
 	count_untraced(s, tp);
 }
 
@@ -556,14 +557,15 @@ add_end_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 }
 
+/* Whether sig is one of the signals add puts in a set. */
 static bool
-is_end_signal(int sig)
+signal_in(void (*add)(sigset_t *), int sig)
 {
-	sigset_t ends;
+	sigset_t set;
 
-	sigemptyset(&ends);
-	add_end_signals(&ends);
-	return sigismember(&ends, sig) == 1;
+	sigemptyset(&set);
+	add(&set);
+	return sigismember(&set, sig) == 1;
 }
 
 /* The signals that stop a job: ^Z, a read or write from the background. */
@@ -612,7 +614,7 @@ take_signal(struct session *s, const struct signalfd_siginfo *si)
 {
 	bool taken = forward_signal(s, si);
 
-	if (!is_end_signal((int)si->ssi_signo))
+	if (!signal_in(add_end_signals, (int)si->ssi_signo))
 		return;
 	if (++s->end_signals > 1 || !taken)
 		end_tracing(s, (int)si->ssi_signo);
@@ -622,14 +624,11 @@ static int
 handle_signals(struct session *s, int sfd)
 {
 	struct signalfd_siginfo si;
-	sigset_t stops;
 
-	sigemptyset(&stops);
-	add_job_stop_signals(&stops);
 	while (!s->ended_by && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			reap(s);
-		else if (sigismember(&stops, (int)si.ssi_signo))
+		else if (signal_in(add_job_stop_signals, (int)si.ssi_signo))
 			s->job_stop = true;
 		else
 			take_signal(s, &si);
