@@ -3,6 +3,7 @@
 #include "launch.h"
 #include "credentials.h"
 #include "error.h"
+#include "trace-guard.h"
 #include "tracer.h"
 
 #include <errno.h>
@@ -42,8 +43,8 @@ child_failed(int err_fd, int step, int err, int status)
 
 /* In the child: only async-signal-safe calls, and out through _exit(). */
 static void __attribute__((noreturn))
-run_child(char *const argv[], const struct workload_user *wu, int go_fd,
-	  int err_fd)
+run_child(char *const argv[], const struct workload_user *wu,
+	  const struct trace_guard *guard, int go_fd, int err_fd)
 {
 	sigset_t none;
 	char go;
@@ -59,6 +60,7 @@ run_child(char *const argv[], const struct workload_user *wu, int go_fd,
 	/* Wait until the parent has seized us; EOF means it died. */
 	if (read(go_fd, &go, 1) != 1)
 		_exit(MS_EXIT_FAILURE);
+	trace_guard_install(guard);
 	err = workload_user_apply(wu);
 	if (err)
 		child_failed(err_fd, LAUNCH_CREDENTIALS, err, MS_EXIT_FAILURE);
@@ -72,9 +74,12 @@ pid_t
 launch_traced(char *const argv[], const struct workload_user *wu,
 	      struct launch_failure *failure)
 {
+	struct trace_guard guard;
 	int go[2], err[2], saved;
 	ssize_t n;
 	pid_t pid;
+
+	trace_guard_build(&guard, getpid());
 
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
@@ -86,7 +91,7 @@ launch_traced(char *const argv[], const struct workload_user *wu,
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		run_child(argv, wu, go[0], err[1]);
+		run_child(argv, wu, &guard, go[0], err[1]);
 	}
 	close(go[0]);
 	close(err[1]);
