@@ -70,6 +70,7 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 #include "pid-namespace.bpf.h"
 #include "pressure.bpf.h"
 #include "mapping-watch.bpf.h"
+#include "escape-watch.bpf.h"
 
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;

@@ -327,6 +327,9 @@ struct ms_region_event {
 	char name[MS_REGION_NAME_MAX];
 };
 
+/* The escaped children BPF names; more are only counted. */
+#define MS_ESCAPED_MAX 1024
+
 /* memsup -p: thread tid of process pid maps an executable file. */
 struct ms_mapping_wake {
 	__u32 pid;

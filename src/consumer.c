@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t
 monotonic_ns(void)
@@ -241,6 +242,7 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 	skel->bss->stack_room_bytes = cfg->stack_room_bytes;
 	skel->rodata->probes_only = cfg->probes_only;
 	skel->rodata->pidns_inum = cfg->pidns_inum;
+	skel->rodata->supervisor_tgid = (__u32)getpid();
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);
@@ -355,6 +357,12 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		if (err)
 			goto fail;
 	}
+	*what = "watch for processes that escape tracing";
+	c->skel->links.escape_watch = bpf_program__attach(c->skel->progs.escape_watch);
+	if (!c->skel->links.escape_watch) {
+		err = -errno;
+		goto fail;
+	}
 	return 0;
 
 fail:
@@ -466,6 +474,23 @@ uint64_t
 consumer_lost_records(const struct consumer *c)
 {
 	return __atomic_load_n(&c->skel->bss->lost_records, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumer_escaped(const struct consumer *c, consumer_escape_fn each, void *ctx)
+{
+	const struct bpf_map *map = c->skel->maps.escaped;
+	__u32 key, next, parent;
+	__u32 *prev = NULL;
+
+	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		if (!bpf_map__lookup_elem(map, &next, sizeof(next), &parent,
+					  sizeof(parent), 0))
+			each(ctx, (pid_t)next, (pid_t)parent);
+		key = next;
+		prev = &key;
+	}
+	return __atomic_load_n(&c->skel->bss->escaped_unnamed, __ATOMIC_RELAXED);
 }
 
 uint64_t

@@ -108,6 +108,14 @@ void consumer_clear_latch(struct consumer *c);
 int consumer_track(struct consumer *c, pid_t pid);
 void consumer_untrack(struct consumer *c, pid_t pid);
 
+/*
+ * Calls each(ctx, child, parent) for every process a traced one made
+ * with CLONE_UNTRACED, which ptrace did not follow; returns how many more
+ * did so than BPF could name.
+ */
+typedef void (*consumer_escape_fn)(void *ctx, pid_t child, pid_t parent);
+uint64_t consumer_escaped(const struct consumer *c, consumer_escape_fn each, void *ctx);
+
 /* Nanoseconds since the capture started. */
 uint64_t consumer_now(const struct consumer *c);
 

@@ -983,24 +983,69 @@ print_unwinding(const struct unwind_stats *u)
 }
 
 /*
- * A process whose calls came through BPF but never through the tracer
- * (one that escaped ptrace) is untraced: nothing of it is known but its
- * calls.
+ * A process a traced one made with CLONE_UNTRACED escaped ptrace.  BPF
+ * names it as it is made; with perf links the heap also knows it by its
+ * calls, which then came through BPF but never through the tracer.  It is
+ * untraced unless the user accepts that.
  */
 static void
-count_unseen_processes(struct session *s)
+escaped_process(struct session *s, pid_t pid, const char *what)
+{
+	if (s->allow_partial) {
+		warning_msg("process %d: %s", pid, what);
+		return;
+	}
+	error_msg("process %d: %s (--allow-partial accepts that)", pid, what);
+	s->untraced++;
+}
+
+static bool
+calls_seen_untraced(const struct heap_model *heap, pid_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < s->heap.nprocs; i++) {
-		const struct heap_process *p = s->heap.procs[i];
+	for (i = 0; i < heap->nprocs; i++)
+		if (heap->procs[i]->untraced && heap->procs[i]->pid == (uint32_t)pid)
+			return true;
+	return false;
+}
 
-		if (!p->untraced)
-			continue;
-		error_msg("process %u: its calls were recorded, but memsup never "
-			  "traced it (it escaped ptrace)", p->pid);
-		s->untraced++;
+static void
+escaped_unseen(void *ctx, pid_t child, pid_t parent)
+{
+	struct session *s = ctx;
+	char what[128];
+
+	if (calls_seen_untraced(&s->heap, child))
+		return;
+	snprintf(what, sizeof(what), "made by process %d with CLONE_UNTRACED: it "
+		 "escaped ptrace, and its calls are not in the capture", parent);
+	escaped_process(s, child, what);
+}
+
+static void
+count_escaped_processes(struct session *s)
+{
+	uint64_t unnamed;
+	size_t i;
+
+	for (i = 0; i < s->heap.nprocs; i++)
+		if (s->heap.procs[i]->untraced)
+			escaped_process(s, (pid_t)s->heap.procs[i]->pid,
+					"its calls were recorded, but it escaped "
+					"ptrace and memsup never traced it");
+	unnamed = consumer_escaped(&s->consumer, escaped_unseen, s);
+	if (!unnamed)
+		return;
+	if (s->allow_partial) {
+		warning_msg("%llu more processes escaped ptrace",
+			    (unsigned long long)unnamed);
+		return;
 	}
+	error_msg("%llu more processes escaped ptrace, and their calls are not "
+		  "in the capture (--allow-partial accepts that)",
+		  (unsigned long long)unnamed);
+	s->untraced += unnamed;
 }
 
 /* A ring size as --ring-size takes it: a power of two from 4K. */
@@ -1211,7 +1256,7 @@ run_capture(const struct run_options *o)
 		perror_msg("tracing failed");
 		goto out;
 	}
-	count_unseen_processes(&s);
+	count_escaped_processes(&s);
 	ret = finish(&s, output_name, o->quiet);
 
 out:

@@ -103,6 +103,9 @@ struct pid {
 
 struct task_struct {
 	unsigned int ptrace;
+	int pid;
+	int tgid;
+	struct task_struct *parent;
 	struct pid *thread_pid;
 	struct task_struct *group_leader;
 };
