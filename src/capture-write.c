@@ -26,6 +26,41 @@ struct capture_writer {
 	int error;		/* first negative errno */
 };
 
+/* memsup writes one capture at a time: the one an exit() must not leave. */
+static struct capture_writer *unfinished;
+
+static void
+free_writer(struct capture_writer *w)
+{
+	if (w == unfinished)
+		unfinished = NULL;
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+}
+
+/*
+ * A capture that cannot be finished takes its name when a sync put
+ * records in it, a capture cut short that reports read; it is removed
+ * otherwise.  Returns whether it was kept.
+ */
+static bool
+keep_cut(struct capture_writer *w)
+{
+	if (w->records_synced && !rename(w->tmp_path, w->path))
+		return true;
+	unlink(w->tmp_path);
+	return false;
+}
+
+static void
+keep_cut_at_exit(void)
+{
+	if (unfinished && unfinished->tmp_path && keep_cut(unfinished))
+		fprintf(stderr, "memsup: %s holds the records written until then, "
+			"a capture cut short\n", unfinished->path);
+}
+
 /* Keeps zlib's error as the writer's: errno when the system said it. */
 static void
 note_gz_error(struct capture_writer *w)
@@ -150,6 +185,13 @@ capture_create(const char *path, int argc, char *const argv[])
 		write_bytes(w, version, sizeof(version));
 	}
 	write_meta(w, argc, argv);
+	if (w->tmp_path) {
+		static bool registered;
+
+		if (!registered)
+			registered = !atexit(keep_cut_at_exit);
+		unfinished = w;
+	}
 	return w;
 
 fail:
@@ -260,7 +302,7 @@ capture_sync(struct capture_writer *w)
 }
 
 int
-capture_finish(struct capture_writer *w, struct capture_end *end, char **kept)
+capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut)
 {
 	unsigned char buf[CAPTURE_END_LEN];
 	int err, zerr;
@@ -286,18 +328,11 @@ capture_finish(struct capture_writer *w, struct capture_end *end, char **kept)
 		err = zerr == Z_ERRNO && errno ? -errno : -EIO;
 	if (w->tmp_path && !err && rename(w->tmp_path, w->path))
 		err = -errno;
-	if (kept)
-		*kept = NULL;
-	/* Synced records make it a capture cut short, worth keeping. */
-	if (w->tmp_path && err && kept && w->records_synced) {
-		*kept = w->tmp_path;
-		w->tmp_path = NULL;
-	}
-	if (w->tmp_path && err)
+	if (kept_cut)
+		*kept_cut = w->tmp_path && err && keep_cut(w);
+	else if (w->tmp_path && err)
 		unlink(w->tmp_path);
-	free(w->tmp_path);
-	free(w->path);
-	free(w);
+	free_writer(w);
 	return err;
 }
 
@@ -310,7 +345,5 @@ capture_abort(struct capture_writer *w)
 		gzclose(w->gz);
 	if (w->tmp_path)
 		unlink(w->tmp_path);
-	free(w->tmp_path);
-	free(w->path);
-	free(w);
+	free_writer(w);
 }

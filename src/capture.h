@@ -67,10 +67,12 @@ int capture_sync(struct capture_writer *w);
 /*
  * Writes END, closes and renames into place; frees w in every case.  On
  * an error (the first one, of any call) the temporary file is removed,
- * unless kept is given and it holds synced records: then it stays, a
- * capture cut short, and *kept is its name, to free.
+ * unless kept_cut is given and the file holds synced records: then it
+ * is renamed into place all the same, a capture cut short, and *kept_cut
+ * says so.  A memsup that exits while a capture is open (out of memory)
+ * does the same for it, and says so on stderr.
  */
-int capture_finish(struct capture_writer *w, struct capture_end *end, char **kept);
+int capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut);
 /* Removes the temporary file, if any, and frees w.  Accepts NULL. */
 void capture_abort(struct capture_writer *w);
 

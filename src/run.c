@@ -1076,7 +1076,7 @@ finish(struct session *s, const char *output, bool quiet)
 			 (s->ended_by ? CAPTURE_END_INTERRUPTED : 0),
 		.exit_status = s->tracer.root_status,
 	};
-	char *kept;
+	bool kept_cut;
 	int err;
 	bool read_back = !quiet && s->stacks && !capture_direct(s->capture);
 	struct unwind_stats unwinding;
@@ -1085,7 +1085,7 @@ finish(struct session *s, const char *output, bool quiet)
 	char ring_option[24];
 
 	pressure_finish(&s->pressure, &s->consumer);
-	err = capture_finish(s->capture, &end, &kept);
+	err = capture_finish(s->capture, &end, &kept_cut);
 	s->capture = NULL;
 	/*
 	 * The capture is written and the tree is gone: a signal now is
@@ -1095,13 +1095,12 @@ finish(struct session *s, const char *output, bool quiet)
 	unblock_signals_after_tracing();
 	if (!quiet)
 		summary_print(stderr, &s->heap, &end);
-	if (err && kept)
-		error_msg("cannot write capture %s: %s; the records written until "
-			  "then are in %s, a capture cut short", output,
-			  strerror(-err), kept);
+	if (err && kept_cut)
+		error_msg("cannot write capture %s: %s; it holds the records "
+			  "written until then, a capture cut short", output,
+			  strerror(-err));
 	else if (err)
 		error_msg("cannot write capture %s: %s", output, strerror(-err));
-	free(kept);
 	if (err)
 		return MS_EXIT_FAILURE;
 	/* Read back, so that they are the sites memsup report ranks. */
