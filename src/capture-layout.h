@@ -36,10 +36,11 @@ enum {
 	CAPTURE_END_MIN = 36,		/* u64 records, lost records, lost
 					 * calls, untraced processes;
 					 * i32 exit status */
-	CAPTURE_END_LEN = 72,		/* + u64 pressure stops, u32 flags,
+	CAPTURE_END_CRC = 72,		/* + u64 pressure stops, u32 flags,
 					 * u64 unstoppable processes,
 					 * u64 dropped stacks,
 					 * u64 vanished threads */
+	CAPTURE_END_LEN = 76,		/* + u32 CRC-32 of every byte before */
 };
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 struct capture_reader {
 	struct gunzip *in;
@@ -23,6 +24,8 @@ struct capture_reader {
 	bool header_read;
 	bool ended;
 	bool cut;		/* the data ends early, whole up to there */
+	uint32_t crc;		/* of a raw file's bytes read before the record
+				 * at hand, for END's checksum */
 	struct capture_end end;
 	char command[CAPTURE_MAX_PAYLOAD + 1];
 	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING,
@@ -81,6 +84,14 @@ read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
 		return fail(rd, "damaged in %s after %llu records (%s)", what,
 			    (unsigned long long)rd->records, why);
 	}
+}
+
+/* gzip's own CRC checks a compressed file: END's is for a raw one. */
+static void
+checksum(struct capture_reader *rd, const unsigned char *p, size_t len)
+{
+	if (gunzip_raw(rd->in))
+		rd->crc = (uint32_t)crc32(rd->crc, p, (uInt)len);
 }
 
 static void
@@ -143,6 +154,7 @@ read_header(struct capture_reader *rd)
 		return fail(rd, "capture format version %u; this memsup reads version %u",
 			    version, CAPTURE_VERSION);
 	rd->version = version;
+	checksum(rd, head, sizeof(head));
 	return 0;
 }
 
@@ -294,6 +306,11 @@ read_end(struct capture_reader *rd, size_t len)
 	rd->end.unstoppable_processes = get_le64(p + 48);
 	rd->end.dropped_stacks = get_le64(p + 56);
 	rd->end.vanished_threads = get_le64(p + 64);
+	checksum(rd, p, CAPTURE_END_CRC);
+	if (len >= CAPTURE_END_LEN && gunzip_raw(rd->in) &&
+	    get_le32(p + CAPTURE_END_CRC) != rd->crc)
+		return fail(rd, "damaged: the checksum in the end record does not "
+			    "match the data");
 	if (rd->end.records != rd->records)
 		return fail(rd, "damaged: end record counts %llu records, the file has %llu",
 			    (unsigned long long)rd->end.records,
@@ -326,6 +343,7 @@ capture_next(struct capture_reader *rd, struct record *r)
 			return fail(rd, "truncated: no end record after %llu records",
 				    (unsigned long long)rd->records);
 		}
+		checksum(rd, head, sizeof(head));
 		type = get_le16(head);
 		len = get_le16(head + 2);
 		n = len ? read_exact(rd, rd->payload, len, "a record") : 1;
@@ -339,6 +357,8 @@ capture_next(struct capture_reader *rd, struct record *r)
 			return fail(rd, "truncated inside record %llu",
 				    (unsigned long long)rd->records + 1);
 		}
+		if (type != CAPTURE_REC_END)
+			checksum(rd, rd->payload, len);
 		switch (type) {
 		case REC_CALL:
 		case REC_FORK:

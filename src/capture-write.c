@@ -23,6 +23,7 @@ struct capture_writer {
 	char *tmp_path;		/* NULL: path itself is written */
 	uint64_t records;
 	uint64_t records_synced;	/* by capture_sync */
+	uint32_t crc;		/* of every byte written */
 	int error;		/* first negative errno */
 };
 
@@ -78,6 +79,14 @@ write_bytes(struct capture_writer *w, const void *buf, size_t len)
 		return;
 	if (gzwrite(w->gz, buf, (unsigned)len) != (int)len)
 		note_gz_error(w);
+	w->crc = (uint32_t)crc32(w->crc, buf, (uInt)len);
+}
+
+static void
+put_record_head(unsigned char head[CAPTURE_RECORD_HEAD], uint16_t type, size_t len)
+{
+	put_le16(head, type);
+	put_le16(head + 2, (uint16_t)len);
 }
 
 static void
@@ -86,8 +95,7 @@ write_record(struct capture_writer *w, uint16_t type,
 {
 	unsigned char head[CAPTURE_RECORD_HEAD];
 
-	put_le16(head, type);
-	put_le16(head + 2, (uint16_t)len);
+	put_record_head(head, type, len);
 	write_bytes(w, head, sizeof(head));
 	write_bytes(w, payload, len);
 }
@@ -304,7 +312,8 @@ capture_sync(struct capture_writer *w)
 int
 capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut)
 {
-	unsigned char buf[CAPTURE_END_LEN];
+	unsigned char head[CAPTURE_RECORD_HEAD], buf[CAPTURE_END_LEN];
+	uint32_t crc;
 	int err, zerr;
 
 	end->records = w->records;
@@ -318,6 +327,10 @@ capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut
 	put_le64(buf + 48, end->unstoppable_processes);
 	put_le64(buf + 56, end->dropped_stacks);
 	put_le64(buf + 64, end->vanished_threads);
+	/* A decompressed capture has no gzip CRC: this one vouches for it. */
+	put_record_head(head, CAPTURE_REC_END, sizeof(buf));
+	crc = (uint32_t)crc32(w->crc, head, sizeof(head));
+	put_le32(buf + CAPTURE_END_CRC, (uint32_t)crc32(crc, buf, CAPTURE_END_CRC));
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
 	err = w->error;

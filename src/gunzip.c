@@ -157,6 +157,12 @@ gunzip_read(struct gunzip *g, void *buf, size_t len)
 	return done;
 }
 
+bool
+gunzip_raw(const struct gunzip *g)
+{
+	return g->raw;
+}
+
 enum gunzip_status
 gunzip_status(const struct gunzip *g, const char **what)
 {

@@ -9,6 +9,7 @@
 #ifndef MEMSUP_GUNZIP_H
 #define MEMSUP_GUNZIP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum gunzip_status {
@@ -30,6 +31,8 @@ struct gunzip *gunzip_open(int fd);
  * error, which gunzip_status then tells.
  */
 size_t gunzip_read(struct gunzip *g, void *buf, size_t len);
+/* Whether the file, once read from, is not gzip: its bytes unchecked. */
+bool gunzip_raw(const struct gunzip *g);
 /* GUNZIP_OK until an error; *what describes it. */
 enum gunzip_status gunzip_status(const struct gunzip *g, const char **what);
 void gunzip_close(struct gunzip *g);

@@ -773,11 +773,13 @@ check_flips(const char *path, const char *what, size_t step)
 
 	/*
 	 * The same bytes each run, so that the same flips are tried: META's
-	 * wall clock set to 0, compressed at the writer's level.
+	 * wall clock set to 0 (and END's CRC-32 of it all made again),
+	 * compressed at the writer's level.
 	 */
 	if (get_le16(content + CAPTURE_HEADER_LEN) != CAPTURE_REC_META)
 		tap_bail("%s does not start with META", path);
 	memset(content + CAPTURE_HEADER_LEN + CAPTURE_RECORD_HEAD, 0, 8);
+	put_le32(content + content_len - 4, (uint32_t)crc32(0, content, (uInt)content_len - 4));
 	gz = gzopen(fixed, "wb1");
 	if (!gz || gzwrite(gz, content, (unsigned int)content_len) != (int)content_len ||
 	    gzclose(gz) != Z_OK)
@@ -818,6 +820,40 @@ check_flips(const char *path, const char *what, size_t step)
 	unlink(bad);
 	free(content);
 	free(raw);
+}
+
+/*
+ * The same for a decompressed capture (zcat), which has no gzip CRC: END's
+ * CRC-32 covers every byte before it, so no flip anywhere in the content
+ * reads as a whole capture.  Most are refused; one that sends a record's
+ * length past the end of the file reads as a cut, which the reports show
+ * as one, with exit status 2.
+ */
+static void
+check_raw_flips(const char *path, const char *what, size_t step)
+{
+	char buf[PATH_LEN];
+	const char *bad = tmp_path(buf, "flipped-raw.memsup");
+	size_t len, at, tried = 0, refused = 0, cut = 0, whole = 0;
+	unsigned char *content = gunzip_file(path, &len);
+	struct outcome o;
+
+	for (at = 0; at < len; at += at + step < len - CAPTURE_END_LEN ? step : 1) {
+		content[at] ^= 0x01;
+		write_file(bad, content, len);
+		content[at] ^= 0x01;
+		read_capture(bad, &o);
+		tried++;
+		refused += o.rc == -1 && !o.cut;
+		cut += o.cut;
+		if (o.rc == 0 && whole++ < 4)
+			tap_diag("bit 0 of byte %zu of %zu flipped: read whole", at, len);
+	}
+	tap_diag("%s, decompressed: of %zu flips, %zu refused, %zu read as cuts",
+		 what, tried, refused, cut);
+	tap_ok(refused && !whole, "%s, decompressed: no flipped bit reads whole", what);
+	unlink(bad);
+	free(content);
 }
 
 /* A capture of many records: its gzip stream spans deflate blocks. */
@@ -864,6 +900,7 @@ test_raw_truncation(void)
 	check_raw_truncations(path, "sample capture", 1);
 
 	check_flips(path, "sample capture", 1);
+	check_raw_flips(path, "sample capture", 1);
 
 	/* END read, only the gzip trailer missing: its counters hold. */
 	end.lost_records = 3;
@@ -883,6 +920,7 @@ test_raw_truncation(void)
 	       "a capture of 30000 records reads cleanly");
 	check_raw_truncations(big, "30000 records", 997);
 	check_flips(big, "30000 records", 997);
+	check_raw_flips(big, "30000 records", 997);
 	unlink(big);
 	unlink(path);
 }
@@ -1356,7 +1394,10 @@ end_text(char *buf, size_t len, const struct capture_end *e)
 	return buf;
 }
 
-/* Where the decompressed captures first differ, but for realtime, in why. */
+/*
+ * Where the decompressed captures first differ, in why, but for realtime
+ * and END's CRC-32, which covers it.
+ */
 static bool
 golden_same(const unsigned char *got, size_t got_len,
 	    const unsigned char *want, size_t want_len, char *why, size_t len)
@@ -1364,8 +1405,8 @@ golden_same(const unsigned char *got, size_t got_len,
 	size_t i;
 
 	for (i = 0; i < got_len && i < want_len; i++) {
-		if (i >= GOLDEN_REALTIME_AT &&
-		    i < GOLDEN_REALTIME_AT + GOLDEN_REALTIME_LEN)
+		if ((i >= GOLDEN_REALTIME_AT &&
+		     i < GOLDEN_REALTIME_AT + GOLDEN_REALTIME_LEN) || i >= want_len - 4)
 			continue;
 		if (got[i] != want[i]) {
 			snprintf(why, len, "first difference at byte %#zx: "
@@ -1389,6 +1430,7 @@ test_golden(void)
 	struct capture_reader *rd;
 	const struct capture_end *totals;
 	struct record r;
+	struct outcome o;
 	unsigned int n = 0;
 	int rc;
 
@@ -1411,6 +1453,12 @@ test_golden(void)
 		    "the writer writes v%d.cap byte for byte, "
 		    "but for the wall clock", CAPTURE_VERSION))
 		tap_diag("%s", why);
+	/* Decompressed, its END's CRC-32 is what vouches for it. */
+	write_file(path, want, want_len);
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NGOLDEN,
+	       "v%d.cap, decompressed: its END's CRC-32 checks (%s)",
+	       CAPTURE_VERSION, o.error);
 	free(got);
 	free(want);
 	unlink(path);
@@ -1452,7 +1500,7 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(116);
+	tap_plan(119);
 	test_round_trip();
 	test_writer_edges();
 	test_sync();
