@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "unwind.h"
+#include "eh-frame-index.h"
 #include "elf-functions.h"
 #include "error.h"
 #include "stack-table.h"
@@ -24,12 +25,6 @@ const char *const unwind_backend = "libunwind";
 int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
 				       unw_dyn_info_t *di, unw_proc_info_t *pi,
 				       int need_unwind_info, void *arg);
-
-/* The .eh_frame_hdr encodings that GNU ld, gold and lld write. */
-#define DW_EH_PE_udata4		0x03
-#define DW_EH_PE_sdata4		0x0b
-#define DW_EH_PE_datarel	0x30
-#define EH_FRAME_HDR_TABLE	12	/* the table's offset in the header */
 
 /* A module's file, as unwinding needs it. */
 struct unwind_file {
@@ -112,24 +107,6 @@ file_bytes(const struct unwind_file *f, uint64_t vaddr, size_t len)
 	return NULL;
 }
 
-/* Reads the search table's header: only the layout linkers write is taken. */
-static void
-read_eh_frame_hdr(struct unwind_file *f, uint64_t vaddr)
-{
-	const uint8_t *h = file_bytes(f, vaddr, EH_FRAME_HDR_TABLE);
-	uint32_t count;
-
-	if (!h || h[0] != 1 ||
-	    ((h[1] & 0x0f) != DW_EH_PE_udata4 && (h[1] & 0x0f) != DW_EH_PE_sdata4) ||
-	    h[2] != DW_EH_PE_udata4 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
-		return;
-	memcpy(&count, h + 8, sizeof(count));
-	if (!file_bytes(f, vaddr + EH_FRAME_HDR_TABLE, (size_t)count * 8))
-		return;
-	f->hdr_vaddr = vaddr;
-	f->fde_count = count;
-}
-
 static void
 file_close(struct unwind_file *f)
 {
@@ -148,6 +125,7 @@ static void
 file_open(struct unwind_file *f, const struct space_module *m)
 {
 	uint8_t build_id[BUILD_ID_MAX];
+	struct eh_frame_index index;
 	size_t i, n;
 
 	f->state = FILE_UNUSABLE;
@@ -170,11 +148,9 @@ file_open(struct unwind_file *f, const struct space_module *m)
 		if (gelf_getphdr(f->elf, (int)i, &p) && p.p_type == PT_LOAD)
 			f->loads[f->nloads++] = p;
 	}
-	for (i = 0; i < n; i++) {
-		GElf_Phdr p;
-
-		if (gelf_getphdr(f->elf, (int)i, &p) && p.p_type == PT_GNU_EH_FRAME)
-			read_eh_frame_hdr(f, p.p_vaddr);
+	if (eh_frame_index_read(f->elf, &index)) {
+		f->hdr_vaddr = index.hdr_vaddr;
+		f->fde_count = index.count;
 	}
 	f->state = FILE_USABLE;
 }
@@ -236,7 +212,7 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	di.start_ip = m->start;
 	di.end_ip = m->end;
 	di.u.rti.segbase = bias + f->hdr_vaddr;
-	di.u.rti.table_data = bias + f->hdr_vaddr + EH_FRAME_HDR_TABLE;
+	di.u.rti.table_data = bias + f->hdr_vaddr + EH_FRAME_INDEX_TABLE;
 	/* In words: each entry is two 4-byte offsets. */
 	di.u.rti.table_len = f->fde_count * 8 / sizeof(unw_word_t);
 	return _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
