@@ -2,12 +2,17 @@
 /*
  * libFuzzer target: any bytes, read as an ELF file for its allocator
  * functions, must end in probes inside the file or a clear error; given
- * to the symbolizer, in names or a reason why not.  Never in a crash, a
- * hang or a sanitizer report.
+ * to the symbolizer, in names or a reason why not; given to the unwind
+ * table builder, in a table whose rows are sorted and name its rules, or
+ * none.  Never in a crash, a hang or a sanitizer report.
  */
+#include "elf-functions.h"
 #include "probe-targets.h"
 #include "sites.h"
 #include "symbolize.h"
+#ifdef HAVE_LIBDW
+#include "unwind-table.h"
+#endif
 
 #include <stdio.h>
 
@@ -46,6 +51,31 @@ symbolize_some(int fd, size_t size, const struct probe_target *t)
 	sites_free(&s);
 }
 
+#ifdef HAVE_LIBDW
+static void
+build_unwind_table(int fd)
+{
+	Elf *elf = elf_open_fd(fd);
+	struct unwind_table t;
+	size_t i;
+
+	if (!elf)
+		return;
+	if (unwind_table_build(elf, &t) == 0)
+		for (i = 0; i < t.nrows; i++)
+			if (t.rows[i].rule >= t.nrules ||
+			    (i && t.rows[i].pc <= t.rows[i - 1].pc))
+				abort();
+	unwind_table_free(&t);
+	elf_end(elf);
+}
+#else
+static void
+build_unwind_table(int fd)
+{
+}
+#endif
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -64,6 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (t.calls[i].offset >= size)
 				abort();
 	symbolize_some(fd, size, &t);
+	build_unwind_table(fd);
 	probe_target_free(&t);
 	close(fd);
 	return 0;

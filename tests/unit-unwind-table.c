@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The unwind table builder on this program's own call frame information:
+ * the functions of tests/unwind-frames.S, each one kind of rule, and the
+ * PLT stubs the linker wrote with their expression.  Then the C library's
+ * table, whose figures doc/design.md quotes.
+ */
+#include "config.h"
+#include "elf-functions.h"
+#include "unwind-table.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void frames_fp(void), frames_sub(void), frames_big(void), frames_expression(void),
+	frames_outermost(void), frames_signal(void), frames_gap(void);
+
+static uint64_t bias;
+
+static int
+main_program(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	bias = info->dlpi_addr;
+	return 1;		/* the first is the program itself */
+}
+
+/* The rule at offset `at` of fn, in words the checks compare. */
+static const char *
+rule_at(const struct unwind_table *t, void (*fn)(void), uint64_t at, char *buf, size_t len)
+{
+	static const char *const cfa[] = { "none", "rsp", "rbp", "plt", "outermost", "marked" };
+	const struct unwind_rule *r = unwind_table_find(t, (uint64_t)(uintptr_t)fn - bias + at);
+
+	if (!r)
+		return "no row";
+	if (r->cfa != UNWIND_CFA_RSP && r->cfa != UNWIND_CFA_RBP)
+		return cfa[r->cfa];
+	if (r->rbp == UNWIND_RBP_SAVED)
+		snprintf(buf, len, "%s%+d, rbp at cfa%+d", cfa[r->cfa], r->cfa_offset,
+			 r->rbp_offset);
+	else
+		snprintf(buf, len, "%s%+d", cfa[r->cfa], r->cfa_offset);
+	return buf;
+}
+
+#define RULE_IS(t, fn, at, want)						\
+	do {									\
+		char buf_[64];							\
+		tap_str_eq(rule_at(t, fn, at, buf_, sizeof(buf_)), want,		\
+			   "%s+%d: %s", #fn, at, want);				\
+	} while (0)
+
+/* The .plt section's address in the file, or 0. */
+static uint64_t
+plt_address(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t names;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &names))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(elf, names, sh.sh_name) ?: "", ".plt"))
+			return sh.sh_addr;
+	return 0;
+}
+
+static Elf *
+open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf = *fd >= 0 ? elf_open_fd(*fd) : NULL;
+	if (!elf)
+		tap_bail("cannot open %s as ELF", path);
+	return elf;
+}
+
+/* Rows sorted, each changing the rule, every rule used and distinct. */
+static bool
+well_formed(const struct unwind_table *t)
+{
+	size_t i, j;
+
+	for (i = 1; i < t->nrows; i++)
+		if (t->rows[i].pc <= t->rows[i - 1].pc || t->rows[i].rule == t->rows[i - 1].rule)
+			return false;
+	for (i = 0; i < t->nrows; i++)
+		if (t->rows[i].rule >= t->nrules)
+			return false;
+	for (i = 0; i < t->nrules; i++)
+		for (j = i + 1; j < t->nrules; j++)
+			if (!memcmp(&t->rules[i], &t->rules[j], sizeof(t->rules[i])))
+				return false;
+	return true;
+}
+
+static void
+test_own_frames(void)
+{
+	struct unwind_table t;
+	uint64_t plt;
+	Elf *elf;
+	int fd;
+
+	dl_iterate_phdr(main_program, NULL);
+	elf = open_elf("/proc/self/exe", &fd);
+	tap_eq_i64(unwind_table_build(elf, &t), 0, "this program's table builds");
+	tap_ok(well_formed(&t), "its %zu rows are sorted, each a change of rule, "
+	       "among %zu distinct rules", t.nrows, t.nrules);
+
+	RULE_IS(&t, frames_fp, 0, "rsp+8");
+	RULE_IS(&t, frames_fp, 1, "rsp+16, rbp at cfa-16");
+	RULE_IS(&t, frames_fp, 4, "rbp+16, rbp at cfa-16");
+	RULE_IS(&t, frames_fp, 5, "rbp+16, rbp at cfa-16");
+	RULE_IS(&t, frames_fp, 6, "rsp+8");
+	RULE_IS(&t, frames_sub, 0, "rsp+8");
+	RULE_IS(&t, frames_sub, 4, "rsp+48");
+	RULE_IS(&t, frames_sub, 9, "rsp+8");
+	RULE_IS(&t, frames_big, 7, "rsp+73736");
+	RULE_IS(&t, frames_expression, 0, "rsp+8");
+	RULE_IS(&t, frames_expression, 1, "marked");
+	RULE_IS(&t, frames_outermost, 0, "outermost");
+	RULE_IS(&t, frames_signal, 0, "marked");
+	RULE_IS(&t, frames_gap, 0, "rsp+8");
+	RULE_IS(&t, frames_gap, 1, "none");
+
+	/* The linker's PLT: two pushes in PLT0, then the stubs' expression. */
+	plt = plt_address(elf);
+	if (plt) {
+		const struct unwind_rule *r = unwind_table_find(&t, plt + 16);
+
+		tap_ok(r && r->cfa == UNWIND_CFA_PLT && r->plt_limit == 11,
+		       "the first PLT stub: the PLT rule, 8 more from byte 11 "
+		       "(cfa %d, limit %d)", r ? r->cfa : -1, r ? r->plt_limit : -1);
+		r = unwind_table_find(&t, plt + 6);
+		tap_ok(r && r->cfa == UNWIND_CFA_RSP && r->cfa_offset == 24,
+		       "PLT0 after its push: rsp+24");
+	} else {
+		tap_bail("this program has no .plt section");
+	}
+	unwind_table_free(&t);
+	elf_end(elf);
+	close(fd);
+}
+
+/* The path of the C library this program runs with. */
+static int
+libc_path(struct dl_phdr_info *info, size_t size, void *path)
+{
+	if (!strstr(info->dlpi_name, "/libc.so"))
+		return 0;
+	snprintf(path, PATH_MAX, "%s", info->dlpi_name);
+	return 1;
+}
+
+/* The C library: a large table, few rows the walker cannot apply. */
+static void
+test_libc(void)
+{
+	char path[PATH_MAX] = "";
+	struct unwind_table t;
+	size_t i, marked = 0;
+	Elf *elf;
+	int fd;
+
+	if (!dl_iterate_phdr(libc_path, path))
+		tap_bail("this program runs with no libc.so");
+	elf = open_elf(path, &fd);
+	tap_eq_i64(unwind_table_build(elf, &t), 0, "the C library's table builds");
+	tap_ok(well_formed(&t) && t.nrows > 1000,
+	       "the C library's %zu rows are well formed", t.nrows);
+	for (i = 0; i < t.nrows; i++)
+		marked += t.rules[t.rows[i].rule].cfa == UNWIND_CFA_MARKED;
+	tap_diag("%s: %zu rows, %zu rules, %zu rows marked", path, t.nrows,
+		 t.nrules, marked);
+	tap_ok(marked * 100 < t.nrows, "under 1%% of its rows marked (%zu)", marked);
+	unwind_table_free(&t);
+	elf_end(elf);
+	close(fd);
+}
+
+int
+main(void)
+{
+	tap_plan(22);
+	test_own_frames();
+	test_libc();
+	return tap_done();
+}
