@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "elf-functions.h"
+#include "error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -119,6 +120,48 @@ elf_build_id(Elf *elf, uint8_t *out, size_t max)
 
 	foreach_note(elf, is_build_id, &b);
 	return b.len;
+}
+
+bool
+elf_build_id_is(Elf *elf, const uint8_t *id, size_t len)
+{
+	uint8_t own[64];
+
+	return !len || (elf_build_id(elf, own, sizeof(own)) == len && !memcmp(own, id, len));
+}
+
+GElf_Phdr *
+elf_loads(Elf *elf, size_t *n)
+{
+	GElf_Phdr *loads, p;
+	size_t i, count;
+
+	*n = 0;
+	if (elf_getphdrnum(elf, &count))
+		return NULL;
+	loads = xreallocarray(NULL, count ? count : 1, sizeof(*loads));
+	for (i = 0; i < count; i++)
+		if (gelf_getphdr(elf, (int)i, &p) && p.p_type == PT_LOAD)
+			loads[(*n)++] = p;
+	return loads;
+}
+
+bool
+elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start, uint64_t offset,
+		 uint64_t *bias)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const GElf_Phdr *p = &loads[i];
+		uint64_t page = p->p_align > 1 ? p->p_offset & ~(p->p_align - 1) : p->p_offset;
+
+		if (offset >= page && offset < p->p_offset + p->p_filesz) {
+			*bias = start - offset + p->p_offset - p->p_vaddr;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*

@@ -28,6 +28,18 @@ void elf_foreach_object(Elf *elf, void (*fn)(void *ctx, const char *name,
 /* The GNU build-id note's bytes, at most max of them; 0 when there is none. */
 size_t elf_build_id(Elf *elf, uint8_t *out, size_t max);
 
+/* Whether the file's build-id is the len bytes of id; any file's, when len is 0. */
+bool elf_build_id_is(Elf *elf, const uint8_t *id, size_t len);
+
+/* The PT_LOAD headers, *n of them, to free; NULL when there are none to read. */
+GElf_Phdr *elf_loads(Elf *elf, size_t *n);
+/*
+ * What to add to the file's addresses to get a process's, for a mapping
+ * of the file at start from offset: from the load segment it comes from.
+ */
+bool elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start,
+		      uint64_t offset, uint64_t *bias);
+
 /* Whether the file has a USDT probe (sys/sdt.h) of provider. */
 bool elf_has_usdt_provider(Elf *elf, const char *provider);
 

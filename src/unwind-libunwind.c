@@ -124,29 +124,18 @@ file_close(struct unwind_file *f)
 static void
 file_open(struct unwind_file *f, const struct space_module *m)
 {
-	uint8_t build_id[BUILD_ID_MAX];
 	struct eh_frame_index index;
-	size_t i, n;
 
 	f->state = FILE_UNUSABLE;
 	f->fd = open(m->open_path ? m->open_path : m->path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return;
 	f->elf = elf_open_fd(f->fd);
-	if (!f->elf || elf_getphdrnum(f->elf, &n) ||
-	    !(f->image = elf_rawfile(f->elf, &f->size)) ||
-	    (m->build_id_len && (elf_build_id(f->elf, build_id, sizeof(build_id)) !=
-				 m->build_id_len ||
-				 memcmp(build_id, m->build_id, m->build_id_len)))) {
+	if (!f->elf || !(f->image = elf_rawfile(f->elf, &f->size)) ||
+	    !elf_build_id_is(f->elf, m->build_id, m->build_id_len) ||
+	    !(f->loads = elf_loads(f->elf, &f->nloads))) {
 		file_close(f);
 		return;
-	}
-	f->loads = xreallocarray(NULL, n ? n : 1, sizeof(*f->loads));
-	for (i = 0; i < n; i++) {
-		GElf_Phdr p;
-
-		if (gelf_getphdr(f->elf, (int)i, &p) && p.p_type == PT_LOAD)
-			f->loads[f->nloads++] = p;
 	}
 	if (eh_frame_index_read(f->elf, &index)) {
 		f->hdr_vaddr = index.hdr_vaddr;
@@ -174,27 +163,6 @@ file_of(struct unwinder *u, uint32_t module)
 	return f->state == FILE_USABLE ? f : NULL;
 }
 
-/*
- * What to add to the file's addresses to get the process's, from the
- * load segment the mapping comes from.
- */
-static bool
-mapping_bias(const struct unwind_file *f, const struct space_mapping *m, uint64_t *bias)
-{
-	size_t i;
-
-	for (i = 0; i < f->nloads; i++) {
-		const GElf_Phdr *p = &f->loads[i];
-		uint64_t page = p->p_align > 1 ? p->p_offset & ~(p->p_align - 1) : p->p_offset;
-
-		if (m->offset >= page && m->offset < p->p_offset + p->p_filesz) {
-			*bias = m->start - m->offset + p->p_offset - p->p_vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
 static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	       int need_unwind_info, void *arg)
@@ -205,7 +173,8 @@ find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	unw_dyn_info_t di;
 	uint64_t bias;
 
-	if (!f || !f->hdr_vaddr || !mapping_bias(f, m, &bias))
+	if (!f || !f->hdr_vaddr ||
+	    !elf_mapping_bias(f->loads, f->nloads, m->start, m->offset, &bias))
 		return -UNW_ENOINFO;
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
@@ -273,7 +242,7 @@ access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, vo
 		const void *bytes;
 		uint64_t bias;
 
-		if (f && mapping_bias(f, m, &bias) &&
+		if (f && elf_mapping_bias(f->loads, f->nloads, m->start, m->offset, &bias) &&
 		    (bytes = file_bytes(f, addr - bias, sizeof(*valp)))) {
 			memcpy(valp, bytes, sizeof(*valp));
 			return 0;
