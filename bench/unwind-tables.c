@@ -76,7 +76,7 @@ measure(const char *path, int runs)
 	}
 	qsort(ns, (size_t)runs, sizeof(ns[0]), by_value);
 	for (i = 0; i < t.nrows; i++)
-		marked += t.rules[t.rows[i].rule].cfa == UNWIND_CFA_MARKED;
+		marked += t.rules[t.rows[i].rule].cfa == MS_CFA_MARKED;
 	eh_frame = section_size(elf, ".eh_frame");
 	bytes = t.nrows * 8 + t.nrules * 12;
 	printf("%-48s %9zu %7zu %5zu %6zu %8.1f %9zu %5.2f\n", path, eh_frame, t.nrows,

@@ -71,11 +71,13 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 #include "pressure.bpf.h"
 #include "mapping-watch.bpf.h"
 #include "escape-watch.bpf.h"
+#include "unwind-walk.bpf.h"
 
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;
 __u64 lost_calls;	/* no room in the pending map */
 __u64 dropped_stacks;	/* records sent without their stack */
+__u64 stacks_from_frame_pointers;	/* stacks sent as frame pointers gave them */
 
 static __always_inline __u64
 mul_saturated(__u64 a, __u64 b)
@@ -283,7 +285,7 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 {
 	void *compact = (void *)pc->out.event + MS_WIDE_BYTES - MS_COMPACT_BYTES;
 	struct ms_event e;
-	bool complete = false;
+	bool complete = false, by_tables = false;
 	long err;
 	__u32 n = 0;
 
@@ -292,7 +294,15 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		e.flags = MS_EVENT_STACK_DROPPED;
 		__sync_fetch_and_add(&dropped_stacks, 1);
 	} else {
-		if (stack_mode != MS_STACK_DWARF)
+		/*
+		 * The tables first: a frame pointer walk through code that
+		 * keeps none can end at a 0 it takes for the outermost frame.
+		 */
+		if (stack_mode == MS_STACK_AUTO && unwind_tables) {
+			n = walk_unwind_tables(ctx, pid_tgid >> 32, pc->out.frames, &complete);
+			by_tables = complete;
+		}
+		if (stack_mode != MS_STACK_DWARF && !complete)
 			n = walk_frame_pointers(ctx, pc->out.frames, &complete);
 		if (stack_mode == MS_STACK_DWARF || (stack_mode == MS_STACK_AUTO && !complete)) {
 			if (send_stack_copy(ctx, &e)) {
@@ -319,6 +329,10 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		__sync_fetch_and_add(&lost_records, 1);
 		return;
 	}
+	if (by_tables)
+		__sync_fetch_and_add(&stacks_from_tables, 1);
+	else if (n)
+		__sync_fetch_and_add(&stacks_from_frame_pointers, 1);
 	check_pressure(pid_tgid >> 32);
 }
 

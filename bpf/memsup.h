@@ -327,6 +327,55 @@ struct ms_region_event {
 	char name[MS_REGION_NAME_MAX];
 };
 
+/*
+ * Unwind tables (src/unwind-table.h), as the walker reads them.  Rows of
+ * every file in one array, each file's sorted by address; rules shared
+ * by all; and per process, its mappings that have a table, sorted.
+ */
+enum ms_cfa {
+	MS_CFA_NONE,		/* no frame description covers it */
+	MS_CFA_RSP,		/* CFA = rsp + cfa_offset */
+	MS_CFA_RBP,		/* CFA = rbp + cfa_offset */
+	MS_CFA_PLT,		/* rsp + 8, 8 more once rip & 15 >= plt_limit */
+	MS_CFA_OUTERMOST,	/* no return address: the stack's first frame */
+	MS_CFA_MARKED,		/* a rule the walker does not apply */
+};
+
+enum ms_rbp {
+	MS_RBP_SAME,		/* the caller's rbp is the callee's */
+	MS_RBP_SAVED,		/* the caller's rbp is at CFA + rbp_offset */
+};
+
+/* 16 bytes: an array map's elements are 8-byte aligned, also mapped. */
+struct ms_unwind_rule {
+	__s32 cfa_offset;
+	__s32 rbp_offset;
+	__u8 cfa;		/* enum ms_cfa */
+	__u8 rbp;		/* enum ms_rbp */
+	__u8 plt_limit;
+	__u8 unused[5];
+};
+
+struct ms_unwind_row {
+	__u32 pc;		/* from the file's lowest address */
+	__u32 rule;
+};
+
+struct ms_unwind_mapping {
+	__u64 start, end;	/* in the process */
+	__u64 base;		/* where the file's lowest address is mapped */
+	__u32 first_row, nrows;
+};
+
+#define MS_UNWIND_MAPPINGS 128	/* a power of two: the search's steps */
+#define MS_UNWIND_RULES 4096
+
+struct ms_unwind_space {
+	__u32 n;
+	__u32 unused;
+	struct ms_unwind_mapping m[MS_UNWIND_MAPPINGS];
+};
+
 /* The escaped children BPF names; more are only counted. */
 #define MS_ESCAPED_MAX 1024
 

@@ -6,6 +6,9 @@
 #include "error.h"
 #include "probe-attach.h"
 #include "unwind.h"
+#ifdef HAVE_LIBDW
+#include "unwind-maps.h"
+#endif
 
 #include <errno.h>
 #include <string.h>
@@ -218,6 +221,23 @@ watch_mappings(struct memsup_bpf *skel)
 }
 
 /*
+ * Rows of unwind tables (8 bytes each): libc takes 28,000, Python 75,000,
+ * so a process tree's few hundred files fit.
+ */
+#define UNWIND_ROWS (1u << 20)
+
+/* auto stacks walk unwind tables before they copy, where libdw builds them. */
+static bool
+unwind_tables(const struct consumer_config *cfg)
+{
+#ifdef HAVE_LIBDW
+	return cfg->stack_mode == MS_STACK_AUTO;
+#else
+	return false;
+#endif
+}
+
+/*
  * Opens and loads the programs for one way of attaching: session links,
  * or a perf link per probe.
  */
@@ -243,11 +263,17 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 	skel->rodata->probes_only = cfg->probes_only;
 	skel->rodata->pidns_inum = cfg->pidns_inum;
 	skel->rodata->supervisor_tgid = (__u32)getpid();
+	skel->rodata->unwind_tables = unwind_tables(cfg);
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tracked, cfg->max_processes);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.unwind_rows,
+					       unwind_tables(cfg) ? UNWIND_ROWS : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.unwind_spaces, cfg->max_processes);
 	if (!err && session_links)
 		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
 				probes_session_attach_type());
@@ -306,6 +332,7 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	c->start_ns = monotonic_ns();
 	c->held = xmalloc(RECORD_MAX);
 	c->stack_depth = cfg->stack_depth;
+	c->spaces = cfg->spaces;
 	if (cfg->stack_mode == MS_STACK_DWARF || cfg->stack_mode == MS_STACK_AUTO) {
 		*what = "set up the unwinder";
 		c->unwinder = unwinder_new(cfg->spaces);
@@ -357,6 +384,19 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		if (err)
 			goto fail;
 	}
+#ifdef HAVE_LIBDW
+	if (unwind_tables(cfg)) {
+		*what = "map the unwind tables";
+		c->unwind_maps = xmalloc(sizeof(*c->unwind_maps));
+		err = unwind_maps_open(c->unwind_maps, c->skel->maps.unwind_rows,
+				       c->skel->maps.unwind_rules, c->skel->maps.unwind_spaces);
+		if (err) {
+			free(c->unwind_maps);
+			c->unwind_maps = NULL;
+			goto fail;
+		}
+	}
+#endif
 	*what = "watch for processes that escape tracing";
 	c->skel->links.escape_watch = bpf_program__attach(c->skel->progs.escape_watch);
 	if (!c->skel->links.escape_watch) {
@@ -373,6 +413,12 @@ fail:
 void
 consumer_close(struct consumer *c)
 {
+#ifdef HAVE_LIBDW
+	if (c->unwind_maps)
+		unwind_maps_close(c->unwind_maps);
+#endif
+	free(c->unwind_maps);
+	c->unwind_maps = NULL;
 	ring_buffer__free(c->ring);
 	c->ring = NULL;
 	memsup_bpf__destroy(c->skel);
@@ -419,6 +465,15 @@ delete_pid(const struct bpf_map *map, pid_t pid)
 	__u32 key = (__u32)pid;
 
 	bpf_map__delete_elem(map, &key, sizeof(key), 0);
+}
+
+void
+consumer_follow(struct consumer *c, const struct record *r)
+{
+#ifdef HAVE_LIBDW
+	if (c->unwind_maps)
+		unwind_maps_follow(c->unwind_maps, c->spaces, r);
+#endif
 }
 
 void
@@ -509,6 +564,15 @@ uint64_t
 consumer_dropped_stacks(const struct consumer *c)
 {
 	return __atomic_load_n(&c->skel->bss->dropped_stacks, __ATOMIC_RELAXED);
+}
+
+bool
+consumer_stack_sources(const struct consumer *c, struct stack_sources *out)
+{
+	out->tables = __atomic_load_n(&c->skel->bss->stacks_from_tables, __ATOMIC_RELAXED);
+	out->frame_pointers = __atomic_load_n(&c->skel->bss->stacks_from_frame_pointers,
+					      __ATOMIC_RELAXED);
+	return c->unwind_maps;
 }
 
 void

@@ -31,6 +31,8 @@ enum probe_links {
 	PROBE_LINKS_PERF,
 };
 
+struct unwind_maps;
+
 struct consumer {
 	struct memsup_bpf *skel;
 	struct ring_buffer *ring;
@@ -48,6 +50,9 @@ struct consumer {
 	struct stack_table stacks;	/* the stacks sent so far */
 	unsigned int stack_depth;
 	struct unwinder *unwinder;	/* of stack copies */
+	/* The walker's tables, with auto stacks and libdw; else NULL. */
+	struct unwind_maps *unwind_maps;
+	struct address_spaces *spaces;
 	mapping_sink on_mapping;
 };
 
@@ -96,6 +101,12 @@ int consumer_drain(struct consumer *c);
 int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
 /* Mapping wakes lost for want of room since the capture started. */
 uint64_t consumer_missed_mapping_wakes(const struct consumer *c);
+/*
+ * Follows a record the caller's address spaces have just applied (a
+ * mapping, fork, exec or exit): the walker's tables then cover what the
+ * process maps.  Call it while the process is stopped.
+ */
+void consumer_follow(struct consumer *c, const struct record *r);
 /* Drops any allocator call tid left half-done (new thread, exec). */
 void consumer_forget_thread(struct consumer *c, pid_t tid);
 
@@ -128,6 +139,13 @@ uint64_t consumer_take_max_fill(struct consumer *c);
 /* Moves the watermark, and the fill past which stacks are left out with it. */
 void consumer_set_watermark(struct consumer *c, uint64_t bytes);
 uint64_t consumer_lost_calls(const struct consumer *c);
+/* How the stacks sent so far were taken, where unwind tables are walked. */
+struct stack_sources {
+	uint64_t tables;		/* walked from unwind tables */
+	uint64_t frame_pointers;	/* walked from frame pointers */
+};
+/* Returns false when no unwind table is walked (not auto, or no libdw). */
+bool consumer_stack_sources(const struct consumer *c, struct stack_sources *out);
 /* Allocations recorded without their stack: the ring was too full. */
 uint64_t consumer_dropped_stacks(const struct consumer *c);
 /* What unwinding the stack copies took: unwinder_stats(). */

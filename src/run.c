@@ -95,6 +95,7 @@ sink(void *ctx, const struct record *r)
 	capture_write(s->capture, r);
 	heap_apply(&s->heap, r);
 	address_spaces_apply(&s->spaces, r);
+	consumer_follow(&s->consumer, r);
 	if (r->type == REC_CALL)
 		s->events++;
 }
@@ -970,6 +971,17 @@ print_pressure(struct session *s)
 		(unsigned long long)s->pressure.watermark);
 }
 
+/* How auto took its stacks: the tables first, the copies last. */
+static void
+print_stack_sources(const struct stack_sources *from, const struct unwind_stats *u,
+		    uint64_t left_out)
+{
+	fprintf(stderr, "memsup: stacks: %llu walked from unwind tables, %llu from "
+		"frame pointers, %llu copied, %llu left out\n",
+		(unsigned long long)from->tables, (unsigned long long)from->frame_pointers,
+		(unsigned long long)u->copies, (unsigned long long)left_out);
+}
+
 /* What DWARF unwinding took. */
 static void
 print_unwinding(const struct unwind_stats *u)
@@ -1080,6 +1092,7 @@ finish(struct session *s, const char *output, bool quiet)
 	int err;
 	bool read_back = !quiet && s->stacks && !capture_direct(s->capture);
 	struct unwind_stats unwinding;
+	struct stack_sources sources;
 	char status[64];
 	uint64_t ring_needed;
 	char ring_option[24];
@@ -1109,6 +1122,8 @@ finish(struct session *s, const char *output, bool quiet)
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
 	consumer_unwind_stats(&s->consumer, &unwinding);
+	if (!quiet && consumer_stack_sources(&s->consumer, &sources))
+		print_stack_sources(&sources, &unwinding, end.dropped_stacks);
 	if (!quiet && unwinding.copies)
 		print_unwinding(&unwinding);
 	if (!quiet)

@@ -34,7 +34,7 @@ return_address(Dwarf_Frame *frame, int column)
 
 /* The caller's rbp: unchanged, or saved at an offset from the CFA. */
 static bool
-rbp_rule(Dwarf_Frame *frame, struct unwind_rule *r)
+rbp_rule(Dwarf_Frame *frame, struct ms_unwind_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
@@ -42,19 +42,19 @@ rbp_rule(Dwarf_Frame *frame, struct unwind_rule *r)
 	if (dwarf_frame_register(frame, DWARF_RBP, mem, &ops, &n))
 		return false;
 	if (!n) {
-		r->rbp = UNWIND_RBP_SAME;
+		r->rbp = MS_RBP_SAME;
 		return !ops;		/* "undefined" cannot be followed */
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
 	if (n == 1) {
-		r->rbp = UNWIND_RBP_SAVED;
+		r->rbp = MS_RBP_SAVED;
 		return true;
 	}
 	if (n != 2 || ops[1].atom != DW_OP_plus_uconst ||
 	    (int64_t)ops[1].number != (int32_t)ops[1].number)
 		return false;
-	r->rbp = UNWIND_RBP_SAVED;
+	r->rbp = MS_RBP_SAVED;
 	r->rbp_offset = (int32_t)ops[1].number;
 	return true;
 }
@@ -82,11 +82,11 @@ plt_expression(const Dwarf_Op *ops, size_t n, uint8_t *limit)
 	return true;
 }
 
-static struct unwind_rule
+static struct ms_unwind_rule
 rule_of(Dwarf_Frame *frame, int ra_column, bool signal)
 {
-	struct unwind_rule r = { .cfa = UNWIND_CFA_MARKED };
-	struct unwind_rule marked = r;
+	struct ms_unwind_rule r = { .cfa = MS_CFA_MARKED };
+	struct ms_unwind_rule marked = r;
 	Dwarf_Op *ops;
 	size_t n;
 
@@ -94,7 +94,7 @@ rule_of(Dwarf_Frame *frame, int ra_column, bool signal)
 		return marked;
 	switch (return_address(frame, ra_column)) {
 	case RA_UNDEFINED:
-		r.cfa = UNWIND_CFA_OUTERMOST;
+		r.cfa = MS_CFA_OUTERMOST;
 		return r;
 	case RA_ELSEWHERE:
 		return marked;
@@ -104,19 +104,18 @@ rule_of(Dwarf_Frame *frame, int ra_column, bool signal)
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
 	    (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP) &&
 	    (int64_t)ops[0].number2 == (int32_t)ops[0].number2) {
-		r.cfa = ops[0].number == DWARF_RSP ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
+		r.cfa = ops[0].number == DWARF_RSP ? MS_CFA_RSP : MS_CFA_RBP;
 		r.cfa_offset = (int32_t)ops[0].number2;
 	} else if (plt_expression(ops, n, &r.plt_limit)) {
-		r.cfa = UNWIND_CFA_PLT;
+		r.cfa = MS_CFA_PLT;
 	} else {
 		return marked;
 	}
 	return rbp_rule(frame, &r) ? r : marked;
 }
 
-/* A rule as a non-zero key: the fields side by side. */
-static uint64_t
-rule_key(const struct unwind_rule *r)
+uint64_t
+unwind_rule_key(const struct ms_unwind_rule *r)
 {
 	return UINT64_C(1) << 63 | (uint64_t)r->cfa | (uint64_t)r->rbp << 3 |
 	       (uint64_t)r->plt_limit << 4 | (uint64_t)(uint32_t)r->cfa_offset << 8 |
@@ -125,11 +124,11 @@ rule_key(const struct unwind_rule *r)
 
 struct builder {
 	struct unwind_table *t;
-	struct u64map rules;		/* rule_key -> index + 1 */
+	struct u64map rules;		/* unwind_rule_key -> index + 1 */
 };
 
 static void
-add_row(struct builder *b, uint64_t pc, struct unwind_rule r)
+add_row(struct builder *b, uint64_t pc, struct ms_unwind_rule r)
 {
 	struct unwind_table *t = b->t;
 	struct u64map_slot *slot;
@@ -137,15 +136,15 @@ add_row(struct builder *b, uint64_t pc, struct unwind_rule r)
 
 	/* rbp_offset beyond what the key holds: no compiler writes one. */
 	if (r.rbp_offset < -(1 << 22) || r.rbp_offset >= 1 << 22)
-		r = (struct unwind_rule){ .cfa = UNWIND_CFA_MARKED };
-	slot = u64map_find(&b->rules, rule_key(&r));
+		r = (struct ms_unwind_rule){ .cfa = MS_CFA_MARKED };
+	slot = u64map_find(&b->rules, unwind_rule_key(&r));
 	if (slot) {
 		rule = (uint32_t)(slot->value - 1);
 	} else {
 		t->rules = xgrow(t->rules, &t->rules_cap, t->nrules + 1, sizeof(*t->rules));
 		rule = (uint32_t)t->nrules;
 		t->rules[t->nrules++] = r;
-		u64map_put(&b->rules, rule_key(&r), rule + 1);
+		u64map_put(&b->rules, unwind_rule_key(&r), rule + 1);
 	}
 	if (t->nrows && t->rows[t->nrows - 1].rule == rule)
 		return;
@@ -172,8 +171,8 @@ add_row(struct builder *b, uint64_t pc, struct unwind_rule r)
 static void
 add_description(struct builder *b, Dwarf_CFI *cfi, uint64_t start, uint64_t limit)
 {
-	static const struct unwind_rule none = { .cfa = UNWIND_CFA_NONE };
-	static const struct unwind_rule marked = { .cfa = UNWIND_CFA_MARKED };
+	static const struct ms_unwind_rule none = { .cfa = MS_CFA_NONE };
+	static const struct ms_unwind_rule marked = { .cfa = MS_CFA_MARKED };
 	uint64_t pc = start;
 	unsigned int rows;
 
@@ -224,7 +223,7 @@ unwind_table_build(Elf *elf, struct unwind_table *t)
 	return 0;
 }
 
-const struct unwind_rule *
+const struct ms_unwind_rule *
 unwind_table_find(const struct unwind_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->nrows;

@@ -14,33 +14,11 @@
 #ifndef MEMSUP_UNWIND_TABLE_H
 #define MEMSUP_UNWIND_TABLE_H
 
+#include "memsup.h"
+
 #include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum unwind_cfa {
-	UNWIND_CFA_NONE,	/* no frame description covers it */
-	UNWIND_CFA_RSP,		/* CFA = rsp + cfa_offset */
-	UNWIND_CFA_RBP,		/* CFA = rbp + cfa_offset */
-	/* A PLT entry: CFA = rsp + 8, and 8 more once rip & 15 >= plt_limit
-	 * (the entry's push has run). */
-	UNWIND_CFA_PLT,
-	UNWIND_CFA_OUTERMOST,	/* no return address: the stack's first frame */
-	UNWIND_CFA_MARKED,	/* a rule the walker does not apply */
-};
-
-enum unwind_rbp {
-	UNWIND_RBP_SAME,	/* the caller's rbp is the callee's */
-	UNWIND_RBP_SAVED,	/* the caller's rbp is at CFA + rbp_offset */
-};
-
-struct unwind_rule {
-	uint8_t cfa;		/* enum unwind_cfa */
-	uint8_t rbp;		/* enum unwind_rbp */
-	uint8_t plt_limit;
-	int32_t cfa_offset;
-	int32_t rbp_offset;
-};
 
 struct unwind_row {
 	uint64_t pc;		/* in the file's addresses, as its symbols */
@@ -50,7 +28,7 @@ struct unwind_row {
 struct unwind_table {
 	struct unwind_row *rows;
 	size_t nrows, rows_cap;
-	struct unwind_rule *rules;	/* each different from the others */
+	struct ms_unwind_rule *rules;	/* each different from the others */
 	size_t nrules, rules_cap;
 };
 
@@ -60,8 +38,13 @@ struct unwind_table {
  * neither, or -EINVAL when its frame descriptions cannot be read.
  */
 int unwind_table_build(Elf *elf, struct unwind_table *t);
+/*
+ * A rule as a key, not 0, for a u64map: rules whose keys are equal are.
+ * An rbp_offset takes 23 bits: the builder marks a rule with more.
+ */
+uint64_t unwind_rule_key(const struct ms_unwind_rule *r);
 /* The rule for pc, or NULL before the first row. */
-const struct unwind_rule *unwind_table_find(const struct unwind_table *t, uint64_t pc);
+const struct ms_unwind_rule *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 void unwind_table_free(struct unwind_table *t);
 
 #endif

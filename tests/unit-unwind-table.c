@@ -34,13 +34,13 @@ static const char *
 rule_at(const struct unwind_table *t, void (*fn)(void), uint64_t at, char *buf, size_t len)
 {
 	static const char *const cfa[] = { "none", "rsp", "rbp", "plt", "outermost", "marked" };
-	const struct unwind_rule *r = unwind_table_find(t, (uint64_t)(uintptr_t)fn - bias + at);
+	const struct ms_unwind_rule *r = unwind_table_find(t, (uint64_t)(uintptr_t)fn - bias + at);
 
 	if (!r)
 		return "no row";
-	if (r->cfa != UNWIND_CFA_RSP && r->cfa != UNWIND_CFA_RBP)
+	if (r->cfa != MS_CFA_RSP && r->cfa != MS_CFA_RBP)
 		return cfa[r->cfa];
-	if (r->rbp == UNWIND_RBP_SAVED)
+	if (r->rbp == MS_RBP_SAVED)
 		snprintf(buf, len, "%s%+d, rbp at cfa%+d", cfa[r->cfa], r->cfa_offset,
 			 r->rbp_offset);
 	else
@@ -136,13 +136,13 @@ test_own_frames(void)
 	/* The linker's PLT: two pushes in PLT0, then the stubs' expression. */
 	plt = plt_address(elf);
 	if (plt) {
-		const struct unwind_rule *r = unwind_table_find(&t, plt + 16);
+		const struct ms_unwind_rule *r = unwind_table_find(&t, plt + 16);
 
-		tap_ok(r && r->cfa == UNWIND_CFA_PLT && r->plt_limit == 11,
+		tap_ok(r && r->cfa == MS_CFA_PLT && r->plt_limit == 11,
 		       "the first PLT stub: the PLT rule, 8 more from byte 11 "
 		       "(cfa %d, limit %d)", r ? r->cfa : -1, r ? r->plt_limit : -1);
 		r = unwind_table_find(&t, plt + 6);
-		tap_ok(r && r->cfa == UNWIND_CFA_RSP && r->cfa_offset == 24,
+		tap_ok(r && r->cfa == MS_CFA_RSP && r->cfa_offset == 24,
 		       "PLT0 after its push: rsp+24");
 	} else {
 		tap_bail("this program has no .plt section");
@@ -179,7 +179,7 @@ test_libc(void)
 	tap_ok(well_formed(&t) && t.nrows > 1000,
 	       "the C library's %zu rows are well formed", t.nrows);
 	for (i = 0; i < t.nrows; i++)
-		marked += t.rules[t.rows[i].rule].cfa == UNWIND_CFA_MARKED;
+		marked += t.rules[t.rows[i].rule].cfa == MS_CFA_MARKED;
 	tap_diag("%s: %zu rows, %zu rules, %zu rows marked", path, t.nrows,
 		 t.nrules, marked);
 	tap_ok(marked * 100 < t.nrows, "under 1%% of its rows marked (%zu)", marked);

@@ -53,6 +53,11 @@ enum {
 	BPF_F_USER_STACK = 256,
 };
 
+enum {
+	BPF_F_NO_PREALLOC = 1,
+	BPF_F_MMAPABLE = 1024,
+};
+
 struct bpf_dynptr {
 	__u64 __opaque[2];
 } __attribute__((aligned(8)));

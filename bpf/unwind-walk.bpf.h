@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stacks walked from unwind tables (src/unwind-table.h), for code
+ * without frame pointers.  At the return of the outermost call the
+ * registers are the caller's; each step finds the mapping that holds the
+ * address, the row that covers it and applies its rule: the CFA from
+ * rsp or rbp, the return address just below the CFA, the caller's rbp
+ * where the rule says.  Every address on the stack is a return address,
+ * so the one looked up is the byte before it, inside the call.  A step
+ * that finds no table, no row or a marked rule ends the walk incomplete,
+ * for auto's fallback to copy the stack; the outermost frame's rule, or
+ * the depth, ends it complete.
+ */
+#ifndef MEMSUP_UNWIND_WALK_BPF_H
+#define MEMSUP_UNWIND_WALK_BPF_H
+
+/* Set by the supervisor before load: whether it fills the tables. */
+const volatile bool unwind_tables = false;
+
+/* Every table's rows, sized and filled by the supervisor. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, MS_UNWIND_RULES);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_rule);
+} unwind_rules SEC(".maps");
+
+/* By tgid: the mappings with a table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_space);
+} unwind_spaces SEC(".maps");
+
+/* Stacks sent as the tables gave them. */
+__u64 stacks_from_tables;
+
+struct unwind_walk {
+	__u64 pc, sp, bp;
+	__u64 *frames;
+	struct ms_unwind_space *space;
+	__u32 n;
+	bool complete;
+};
+
+/*
+ * The searches are bpf_loop callbacks too, and their bounds live in the
+ * context: the verifier then checks one step, not every path through a
+ * loop of steps.
+ */
+struct unwind_search {
+	struct ms_unwind_space *space;
+	__u64 key;
+	__u32 lo, hi;
+};
+
+/* The last mapping of the space that starts at or below key. */
+static long
+mapping_step(__u32 i, void *ctx)
+{
+	struct unwind_search *s = ctx;
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	if (s->space->m[mid & (MS_UNWIND_MAPPINGS - 1)].start <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* The last row at or below key. */
+static long
+row_step(__u32 i, void *ctx)
+{
+	struct unwind_search *s = ctx;
+	struct ms_unwind_row *row;
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	row = bpf_map_lookup_elem(&unwind_rows, &mid);
+	if (!row) {
+		s->lo = s->hi = 0;	/* no row: the walk stops */
+		return 1;
+	}
+	if (row->pc <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* The mapping of the space that holds at, or NULL. */
+static __always_inline struct ms_unwind_mapping *
+unwind_mapping(struct ms_unwind_space *space, __u64 at)
+{
+	struct unwind_search s = { .space = space, .key = at, .hi = space->n };
+	struct ms_unwind_mapping *m;
+
+	if (s.hi > MS_UNWIND_MAPPINGS)
+		return NULL;
+	bpf_loop(8, mapping_step, &s, 0);
+	if (!s.lo || s.lo != s.hi)
+		return NULL;
+	m = &space->m[(s.lo - 1) & (MS_UNWIND_MAPPINGS - 1)];
+	return at < m->end ? m : NULL;
+}
+
+/* The rule of the mapping's file at offset rel from its lowest address. */
+static __always_inline struct ms_unwind_rule *
+unwind_rule(const struct ms_unwind_mapping *m, __u32 rel)
+{
+	struct unwind_search s = {
+		.key = rel, .lo = m->first_row, .hi = m->first_row + m->nrows,
+	};
+	struct ms_unwind_row *row;
+	__u32 at;
+
+	/* 24 steps search 16 million rows. */
+	bpf_loop(24, row_step, &s, 0);
+	if (s.lo == m->first_row || s.lo != s.hi)
+		return NULL;
+	at = s.lo - 1;
+	row = bpf_map_lookup_elem(&unwind_rows, &at);
+	return row ? bpf_map_lookup_elem(&unwind_rules, &row->rule) : NULL;
+}
+
+static long
+unwind_step(__u32 i, void *ctx)
+{
+	struct unwind_walk *w = ctx;
+	struct ms_unwind_mapping *m;
+	struct ms_unwind_rule *r;
+	__u64 cfa, at;
+
+	/* The frame is the loop's index: the verifier then needs no other bound. */
+	if (i >= stack_depth || i >= MS_STACK_MAX) {
+		w->complete = true;
+		return 1;
+	}
+	w->frames[i] = w->pc;
+	w->n = i + 1;
+	at = w->pc - 1;
+	m = unwind_mapping(w->space, at);
+	if (!m || at - m->base > 0xffffffffULL)
+		return 1;
+	r = unwind_rule(m, (__u32)(at - m->base));
+	if (!r)
+		return 1;
+	switch (r->cfa) {
+	case MS_CFA_RSP:
+		cfa = w->sp + r->cfa_offset;
+		break;
+	case MS_CFA_RBP:
+		cfa = w->bp + r->cfa_offset;
+		break;
+	case MS_CFA_PLT:
+		cfa = w->sp + 8 + ((at & 15) >= r->plt_limit ? 8 : 0);
+		break;
+	case MS_CFA_OUTERMOST:
+		w->complete = true;
+		return 1;
+	default:
+		return 1;
+	}
+	/* Frames lie above each other: anything else is not a frame. */
+	if (cfa <= w->sp ||
+	    (r->rbp == MS_RBP_SAVED &&
+	     bpf_probe_read_user(&w->bp, sizeof(w->bp), (void *)(cfa + r->rbp_offset))) ||
+	    bpf_probe_read_user(&w->pc, sizeof(w->pc), (void *)(cfa - 8)) || !w->pc)
+		return 1;
+	w->sp = cfa;
+	return 0;
+}
+
+/*
+ * Walks from the caller's registers into frames; returns the frames
+ * taken, and whether the walk reached the outermost frame or the depth.
+ */
+static __always_inline __u32
+walk_unwind_tables(struct pt_regs *ctx, __u32 tgid, __u64 *frames, bool *complete)
+{
+	struct unwind_walk w = {
+		.pc = ctx->ip, .sp = ctx->sp, .bp = ctx->bp, .frames = frames,
+	};
+
+	*complete = false;
+	w.space = bpf_map_lookup_elem(&unwind_spaces, &tgid);
+	if (!w.space)
+		return 0;
+	bpf_loop(MS_STACK_MAX + 1, unwind_step, &w, 0);
+	*complete = w.complete;
+	return w.n;
+}
+
+#endif

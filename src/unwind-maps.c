@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "unwind-maps.h"
+#include "elf-functions.h"
+#include "error.h"
+#include "unwind-table.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A module's file, as the walker needs it. */
+struct unwind_file {
+	enum { FILE_UNREAD, FILE_TABLED, FILE_UNTABLED } state;
+	GElf_Phdr *loads;
+	size_t nloads;
+	uint64_t lowest;	/* the lowest address of its loads: rows count from it */
+	uint32_t first_row, nrows;
+};
+
+static void *
+map_array(const struct bpf_map *map, size_t *entries)
+{
+	size_t bytes = (size_t)bpf_map__max_entries(map) * bpf_map__value_size(map);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(map), 0);
+
+	*entries = bpf_map__max_entries(map);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int
+unwind_maps_open(struct unwind_maps *u, const struct bpf_map *rows,
+		 const struct bpf_map *rules, const struct bpf_map *spaces)
+{
+	size_t nrules;
+
+	memset(u, 0, sizeof(*u));
+	u64map_init(&u->rule_index);
+	u->spaces = spaces;
+	u->rows = map_array(rows, &u->rows_cap);
+	u->rules = map_array(rules, &nrules);
+	if (!u->rows || !u->rules) {
+		unwind_maps_close(u);
+		return -errno;
+	}
+	return 0;
+}
+
+/* The file's rules among the shared ones: their indexes in *global. */
+static bool
+share_rules(struct unwind_maps *u, const struct unwind_table *t, uint32_t *global)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrules; i++) {
+		uint64_t key = unwind_rule_key(&t->rules[i]);
+		struct u64map_slot *slot = u64map_find(&u->rule_index, key);
+
+		if (slot) {
+			global[i] = (uint32_t)(slot->value - 1);
+			continue;
+		}
+		if (u->nrules == MS_UNWIND_RULES)
+			return false;
+		u->rules[u->nrules] = t->rules[i];
+		global[i] = (uint32_t)u->nrules++;
+		u64map_put(&u->rule_index, key, global[i] + 1);
+	}
+	return true;
+}
+
+/* Puts the table's rows at the end of the shared array. */
+static bool
+add_table(struct unwind_maps *u, struct unwind_file *f, const struct unwind_table *t)
+{
+	uint32_t *global = xreallocarray(NULL, t->nrules ? t->nrules : 1, sizeof(*global));
+	size_t i;
+	bool fits = t->nrows <= u->rows_cap - u->nrows && share_rules(u, t, global);
+
+	for (i = 0; fits && i < t->nrows; i++)
+		fits = t->rows[i].pc >= f->lowest && t->rows[i].pc - f->lowest <= UINT32_MAX;
+	if (fits) {
+		for (i = 0; i < t->nrows; i++)
+			u->rows[u->nrows + i] = (struct ms_unwind_row){
+				.pc = (uint32_t)(t->rows[i].pc - f->lowest),
+				.rule = global[t->rows[i].rule],
+			};
+		f->first_row = (uint32_t)u->nrows;
+		f->nrows = (uint32_t)t->nrows;
+		u->nrows += t->nrows;
+	}
+	free(global);
+	return fits;
+}
+
+static void
+load_file(struct unwind_maps *u, struct unwind_file *f, const struct space_module *m)
+{
+	struct unwind_table t;
+	int fd = open(m->open_path ? m->open_path : m->path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
+	size_t i;
+
+	f->state = FILE_UNTABLED;
+	if (elf && elf_build_id_is(elf, m->build_id, m->build_id_len) &&
+	    (f->loads = elf_loads(elf, &f->nloads)) && f->nloads &&
+	    !unwind_table_build(elf, &t)) {
+		f->lowest = f->loads[0].p_vaddr;
+		for (i = 1; i < f->nloads; i++)
+			if (f->loads[i].p_vaddr < f->lowest)
+				f->lowest = f->loads[i].p_vaddr;
+		if (add_table(u, f, &t))
+			f->state = FILE_TABLED;
+		else
+			u->files_without_room++;
+		unwind_table_free(&t);
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static struct unwind_file *
+file_of(struct unwind_maps *u, const struct address_spaces *a, uint32_t module)
+{
+	struct unwind_file *f;
+
+	if (!module || module > a->nmodules)
+		return NULL;
+	if (u->nfiles < a->nmodules) {
+		u->files = xgrow(u->files, &u->files_cap, a->nmodules, sizeof(*u->files));
+		memset(u->files + u->nfiles, 0, (a->nmodules - u->nfiles) * sizeof(*u->files));
+		u->nfiles = a->nmodules;
+	}
+	f = &u->files[module - 1];
+	if (f->state == FILE_UNREAD)
+		load_file(u, f, &a->modules[module - 1]);
+	return f->state == FILE_TABLED ? f : NULL;
+}
+
+static int
+by_start(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ms_unwind_mapping *)a)->start;
+	uint64_t y = ((const struct ms_unwind_mapping *)b)->start;
+
+	return (x > y) - (x < y);
+}
+
+/* Writes pid's space from what a knows it maps; none, when nothing has a table. */
+static void
+write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
+{
+	struct u64map_slot *slot = u64map_find(&a->by_pid, pid);
+	const struct address_space *as = slot ? (void *)(uintptr_t)slot->value : NULL;
+	struct ms_unwind_space *space = xcalloc(1, sizeof(*space));
+	size_t i;
+
+	for (i = 0; as && i < as->n && space->n < MS_UNWIND_MAPPINGS; i++) {
+		const struct space_mapping *m = &as->maps[i];
+		struct unwind_file *f = file_of(u, a, m->module);
+		uint64_t bias;
+
+		if (!f || !elf_mapping_bias(f->loads, f->nloads, m->start, m->offset, &bias))
+			continue;
+		space->m[space->n++] = (struct ms_unwind_mapping){
+			.start = m->start, .end = m->end, .base = bias + f->lowest,
+			.first_row = f->first_row, .nrows = f->nrows,
+		};
+	}
+	qsort(space->m, space->n, sizeof(space->m[0]), by_start);
+	if (space->n)
+		bpf_map__update_elem(u->spaces, &pid, sizeof(pid), space, sizeof(*space), BPF_ANY);
+	else
+		bpf_map__delete_elem(u->spaces, &pid, sizeof(pid), 0);
+	free(space);
+}
+
+void
+unwind_maps_follow(struct unwind_maps *u, const struct address_spaces *a,
+		   const struct record *r)
+{
+	switch (r->type) {
+	case REC_MAPPING:
+	case REC_EXEC:
+	case REC_ATTACH:
+	case REC_EXIT:
+		write_space(u, a, r->pid);
+		break;
+	case REC_FORK:
+		write_space(u, a, r->fork.child);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+unwind_maps_close(struct unwind_maps *u)
+{
+	size_t i;
+
+	if (u->rows)
+		munmap(u->rows, u->rows_cap * sizeof(*u->rows));
+	if (u->rules)
+		munmap(u->rules, MS_UNWIND_RULES * sizeof(*u->rules));
+	for (i = 0; i < u->nfiles; i++)
+		free(u->files[i].loads);
+	free(u->files);
+	u64map_free(&u->rule_index);
+	memset(u, 0, sizeof(*u));
+}
