@@ -157,13 +157,15 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	      const char *what, int err)
 {
 	struct rlimit files;
-	char why[96];
+	char why[128];
 
 	if (proc_exiting(pid))
 		return;
+	/* How many processes that limit lets memsup follow: as many as it does. */
 	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &files))
 		snprintf(why, sizeof(why), "memsup reached its limit of %llu open "
-			 "files (ulimit -Hn)", (unsigned long long)files.rlim_cur);
+			 "files (ulimit -Hn) with %zu processes traced",
+			 (unsigned long long)files.rlim_cur, s->processes.count);
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-err));
 	error_msg("process %d: cannot probe %s: %s; its allocations are not traced",
