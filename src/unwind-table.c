@@ -199,27 +199,205 @@ add_description(struct builder *b, Dwarf_CFI *cfi, uint64_t start, uint64_t limi
 	}
 }
 
+/* DW_EH_PE_*: how .eh_frame encodes a pointer. */
+enum {
+	PE_FORMAT = 0x0f, PE_SIGNED = 0x08, PE_APPLICATION = 0x70,
+	PE_ABSOLUTE = 0x00, PE_PCREL = 0x10, PE_INDIRECT = 0x80,
+};
+
+/* The bytes of a pointer of the encoding; 0 for one of variable size. */
+static size_t
+encoded_size(unsigned int encoding)
+{
+	switch (encoding & PE_FORMAT & ~PE_SIGNED) {
+	case 0x0:
+		return encoding & PE_SIGNED ? 0 : 8;	/* absptr; 0x8 is sleb128 */
+	case 0x2:
+		return 2;
+	case 0x3:
+		return 4;
+	case 0x4:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* The encoding of the FDEs of a CIE, from its 'R' augmentation; -1 if unknown. */
+static int
+fde_encoding(const Dwarf_CIE *cie)
+{
+	const uint8_t *p = cie->augmentation_data;
+	const uint8_t *end = p ? p + cie->augmentation_data_size : NULL;
+	const char *a = cie->augmentation;
+	size_t size;
+
+	if (a[0] != 'z')
+		return a[0] ? -1 : PE_ABSOLUTE;
+	for (a++; *a; a++) {
+		if (*a == 'S' || *a == 'B')
+			continue;
+		if (!p || p >= end)
+			return -1;
+		if (*a == 'R')
+			return *p;
+		if (*a == 'L') {
+			p++;
+		} else if (*a == 'P' && (size = encoded_size(*p))) {
+			p += 1 + size;
+		} else {
+			return -1;
+		}
+	}
+	return PE_ABSOLUTE;
+}
+
+/* Decodes an FDE's initial location, at vaddr in the file's image. */
+static bool
+decode_start(int encoding, const uint8_t *p, const uint8_t *end, uint64_t vaddr,
+	     uint64_t *start)
+{
+	size_t size = encoded_size((unsigned int)encoding), i;
+	uint64_t v = 0;
+
+	if (!size || size > (size_t)(end - p) || encoding & PE_INDIRECT)
+		return false;
+	for (i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	if (encoding & PE_SIGNED && size < 8 && v >> (8 * size - 1))
+		v |= ~UINT64_C(0) << (8 * size);
+	switch (encoding & PE_APPLICATION) {
+	case PE_ABSOLUTE:
+		*start = v;
+		return true;
+	case PE_PCREL:
+		*start = vaddr + v;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The .eh_frame section: its data and address. */
+static Elf_Data *
+eh_frame_section(Elf *elf, uint64_t *vaddr)
+{
+	Elf_Scn *scn = NULL;
+	size_t names;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &names))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    !strcmp(elf_strptr(elf, names, sh.sh_name) ?: "", ".eh_frame")) {
+			*vaddr = sh.sh_addr;
+			return elf_getdata(scn, NULL);
+		}
+	return NULL;
+}
+
+static int
+by_address(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Where the FDEs start, sorted, found by reading .eh_frame entry by entry:
+ * a static program has no .eh_frame_hdr (the C library registers its
+ * frames at start instead).  Returns the count; 0 when an FDE cannot be
+ * read, as the builder then takes none.
+ */
+static size_t
+scan_descriptions(Elf *elf, uint64_t **starts)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	struct u64map encodings;	/* CIE offset + 1 -> encoding + 1 */
+	size_t n = 0, cap = 0;
+	Dwarf_Off offset = 0, next;
+	Dwarf_CFI_Entry entry, cie;
+	uint64_t vaddr;
+	Elf_Data *data = eh_frame_section(elf, &vaddr);
+
+	*starts = NULL;
+	if (!data || !ident)
+		return 0;
+	u64map_init(&encodings);
+	while (dwarf_next_cfi(ident, data, true, offset, &next, &entry) == 0) {
+		struct u64map_slot *slot;
+		int encoding;
+		uint64_t start;
+
+		offset = next;
+		if (dwarf_cfi_cie_p(&entry))
+			continue;
+		slot = u64map_find(&encodings, entry.fde.CIE_pointer + 1);
+		if (slot) {
+			encoding = (int)slot->value - 1;
+		} else {
+			encoding = dwarf_next_cfi(ident, data, true, entry.fde.CIE_pointer,
+						  &next, &cie) == 0 && dwarf_cfi_cie_p(&cie) ?
+				   fde_encoding(&cie.cie) : -1;
+			u64map_put(&encodings, entry.fde.CIE_pointer + 1, (uint64_t)(encoding + 1));
+		}
+		if (encoding < 0 ||
+		    !decode_start(encoding, entry.fde.start, entry.fde.end,
+				  vaddr + (uint64_t)(entry.fde.start - (const uint8_t *)data->d_buf),
+				  &start)) {
+			n = 0;
+			break;
+		}
+		*starts = xgrow(*starts, &cap, n + 1, sizeof(**starts));
+		(*starts)[n++] = start;
+	}
+	u64map_free(&encodings);
+	qsort(*starts, n, sizeof(**starts), by_address);
+	return n;
+}
+
+/* Where the FDEs start, sorted: from .eh_frame_hdr, or from .eh_frame. */
+static size_t
+description_starts(Elf *elf, uint64_t **starts)
+{
+	struct eh_frame_index index;
+	size_t i;
+
+	if (!eh_frame_index_read(elf, &index))
+		return scan_descriptions(elf, starts);
+	*starts = xreallocarray(NULL, index.count ? index.count : 1, sizeof(**starts));
+	for (i = 0; i < index.count; i++)
+		(*starts)[i] = eh_frame_index_start(&index, i);
+	return index.count;
+}
+
 int
 unwind_table_build(Elf *elf, struct unwind_table *t)
 {
 	struct builder b = { .t = t };
-	struct eh_frame_index index;
+	uint64_t *starts;
+	size_t i, n;
 	Dwarf_CFI *cfi;
-	uint64_t i;
 
 	memset(t, 0, sizeof(*t));
-	if (!eh_frame_index_read(elf, &index))
+	n = description_starts(elf, &starts);
+	if (!n) {
+		free(starts);
 		return -ENOENT;
+	}
 	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi)
+	if (!cfi) {
+		free(starts);
 		return -EINVAL;
+	}
 	u64map_init(&b.rules);
-	for (i = 0; i < index.count; i++)
-		add_description(&b, cfi, eh_frame_index_start(&index, i),
-				i + 1 < index.count ? eh_frame_index_start(&index, i + 1)
-						    : UINT64_MAX);
+	for (i = 0; i < n; i++)
+		add_description(&b, cfi, starts[i], i + 1 < n ? starts[i + 1] : UINT64_MAX);
 	u64map_free(&b.rules);
 	dwarf_cfi_end(cfi);
+	free(starts);
 	return 0;
 }
 
