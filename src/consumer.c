@@ -572,6 +572,11 @@ consumer_stack_sources(const struct consumer *c, struct stack_sources *out)
 	out->tables = __atomic_load_n(&c->skel->bss->stacks_from_tables, __ATOMIC_RELAXED);
 	out->frame_pointers = __atomic_load_n(&c->skel->bss->stacks_from_frame_pointers,
 					      __ATOMIC_RELAXED);
+	out->files_without_room = 0;
+#ifdef HAVE_LIBDW
+	if (c->unwind_maps)
+		out->files_without_room = c->unwind_maps->files_without_room;
+#endif
 	return c->unwind_maps;
 }
 

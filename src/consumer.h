@@ -143,6 +143,7 @@ uint64_t consumer_lost_calls(const struct consumer *c);
 struct stack_sources {
 	uint64_t tables;		/* walked from unwind tables */
 	uint64_t frame_pointers;	/* walked from frame pointers */
+	uint64_t files_without_room;	/* tables the BPF arrays could not hold */
 };
 /* Returns false when no unwind table is walked (not auto, or no libdw). */
 bool consumer_stack_sources(const struct consumer *c, struct stack_sources *out);
