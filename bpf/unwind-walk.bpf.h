@@ -168,7 +168,8 @@ unwind_step(__u32 i, void *ctx)
 		cfa = w->bp + r->cfa_offset;
 		break;
 	case MS_CFA_PLT:
-		cfa = w->sp + 8 + ((at & 15) >= r->plt_limit ? 8 : 0);
+		/* The entry's own address, not the byte before: no call returns here. */
+		cfa = w->sp + 8 + ((w->pc & 15) >= r->plt_limit ? 8 : 0);
 		break;
 	case MS_CFA_OUTERMOST:
 		w->complete = true;

@@ -161,7 +161,7 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 
 	if (proc_exiting(pid))
 		return;
-	/* How many processes that limit lets memsup follow: as many as it does. */
+	/* The processes traced when the limit is reached: how many it lets memsup follow. */
 	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &files))
 		snprintf(why, sizeof(why), "memsup reached its limit of %llu open "
 			 "files (ulimit -Hn) with %zu processes traced",
