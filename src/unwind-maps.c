@@ -37,16 +37,17 @@ int
 unwind_maps_open(struct unwind_maps *u, const struct bpf_map *rows,
 		 const struct bpf_map *rules, const struct bpf_map *spaces)
 {
-	size_t nrules;
+	int err;
 
 	memset(u, 0, sizeof(*u));
 	u64map_init(&u->rule_index);
 	u->spaces = spaces;
 	u->rows = map_array(rows, &u->rows_cap);
-	u->rules = map_array(rules, &nrules);
+	u->rules = map_array(rules, &u->rules_cap);
 	if (!u->rows || !u->rules) {
+		err = -errno;
 		unwind_maps_close(u);
-		return -errno;
+		return err;
 	}
 	return 0;
 }
@@ -65,7 +66,7 @@ share_rules(struct unwind_maps *u, const struct unwind_table *t, uint32_t *globa
 			global[i] = (uint32_t)(slot->value - 1);
 			continue;
 		}
-		if (u->nrules == MS_UNWIND_RULES)
+		if (u->nrules == u->rules_cap)
 			return false;
 		u->rules[u->nrules] = t->rules[i];
 		global[i] = (uint32_t)u->nrules++;
@@ -209,7 +210,7 @@ unwind_maps_close(struct unwind_maps *u)
 	if (u->rows)
 		munmap(u->rows, u->rows_cap * sizeof(*u->rows));
 	if (u->rules)
-		munmap(u->rules, MS_UNWIND_RULES * sizeof(*u->rules));
+		munmap(u->rules, u->rules_cap * sizeof(*u->rules));
 	for (i = 0; i < u->nfiles; i++)
 		free(u->files[i].loads);
 	free(u->files);

@@ -25,7 +25,7 @@ struct unwind_maps {
 	struct ms_unwind_row *rows;	/* the rows array, mapped */
 	size_t nrows, rows_cap;
 	struct ms_unwind_rule *rules;	/* the rules array, mapped */
-	size_t nrules;
+	size_t nrules, rules_cap;
 	struct u64map rule_index;	/* unwind_rule_key -> index + 1 */
 	struct unwind_file *files;	/* by module index */
 	size_t nfiles, files_cap;
