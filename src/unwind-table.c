@@ -354,7 +354,8 @@ scan_descriptions(Elf *elf, uint64_t **starts)
 		(*starts)[n++] = start;
 	}
 	u64map_free(&encodings);
-	qsort(*starts, n, sizeof(**starts), by_address);
+	if (n)
+		qsort(*starts, n, sizeof(**starts), by_address);
 	return n;
 }
 
