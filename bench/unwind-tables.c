@@ -38,16 +38,9 @@ by_value(const void *a, const void *b)
 static size_t
 section_size(Elf *elf, const char *name)
 {
-	Elf_Scn *scn = NULL;
-	size_t names;
 	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &names))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(elf, names, sh.sh_name) ?: "", name))
-			return sh.sh_size;
-	return 0;
+	return elf_section_named(elf, name, &sh) ? sh.sh_size : 0;
 }
 
 static void

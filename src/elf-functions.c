@@ -122,6 +122,20 @@ elf_build_id(Elf *elf, uint8_t *out, size_t max)
 	return b.len;
 }
 
+Elf_Scn *
+elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t names;
+
+	if (elf_getshdrstrndx(elf, &names))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && !strcmp(elf_strptr(elf, names, sh->sh_name) ?: "", name))
+			return scn;
+	return NULL;
+}
+
 bool
 elf_build_id_is(Elf *elf, const uint8_t *id, size_t len)
 {

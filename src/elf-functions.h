@@ -40,6 +40,9 @@ GElf_Phdr *elf_loads(Elf *elf, size_t *n);
 bool elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start,
 		      uint64_t offset, uint64_t *bias);
 
+/* The section called name, its header in *sh; NULL when there is none. */
+Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);
+
 /* Whether the file has a USDT probe (sys/sdt.h) of provider. */
 bool elf_has_usdt_provider(Elf *elf, const char *provider);
 

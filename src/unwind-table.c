@@ -2,6 +2,7 @@
 #include "config.h"
 #include "unwind-table.h"
 #include "eh-frame-index.h"
+#include "elf-functions.h"
 #include "error.h"
 #include "u64map.h"
 
@@ -282,19 +283,13 @@ decode_start(int encoding, const uint8_t *p, const uint8_t *end, uint64_t vaddr,
 static Elf_Data *
 eh_frame_section(Elf *elf, uint64_t *vaddr)
 {
-	Elf_Scn *scn = NULL;
-	size_t names;
 	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_named(elf, ".eh_frame", &sh);
 
-	if (elf_getshdrstrndx(elf, &names))
+	if (!scn || sh.sh_type != SHT_PROGBITS)
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    !strcmp(elf_strptr(elf, names, sh.sh_name) ?: "", ".eh_frame")) {
-			*vaddr = sh.sh_addr;
-			return elf_getdata(scn, NULL);
-		}
-	return NULL;
+	*vaddr = sh.sh_addr;
+	return elf_getdata(scn, NULL);
 }
 
 static int

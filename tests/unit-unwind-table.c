@@ -59,17 +59,9 @@ rule_at(const struct unwind_table *t, void (*fn)(void), uint64_t at, char *buf, 
 static uint64_t
 plt_address(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t names;
 	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &names))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) &&
-		    !strcmp(elf_strptr(elf, names, sh.sh_name) ?: "", ".plt"))
-			return sh.sh_addr;
-	return 0;
+	return elf_section_named(elf, ".plt", &sh) ? sh.sh_addr : 0;
 }
 
 static Elf *
