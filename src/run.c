@@ -149,6 +149,22 @@ count_untraced(struct session *s, struct traced_process *tp)
 }
 
 /*
+ * What --allow-partial accepts (a process run untraced by design): a
+ * warning with it, an error without, and then the caller counts the
+ * process as untraced.  Returns whether it must.
+ */
+static bool
+refuse_partial(const struct session *s, pid_t pid, const char *what)
+{
+	if (s->allow_partial) {
+		warning_msg("process %d: %s", pid, what);
+		return false;
+	}
+	error_msg("process %d: %s (--allow-partial accepts that)", pid, what);
+	return true;
+}
+
+/*
  * A process killed while memsup probes it (SIGKILL ends even the stop
  * memsup holds it in) runs nothing more: that is not a loss.
  */
@@ -243,12 +259,8 @@ probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 		 "no allocator function memsup knows (stripped?): malloc, free, "
 		 "operator new and the others cannot be probed, and its "
 		 "allocations are not traced", exe->path);
-	if (s->allow_partial) {
-		warning_msg("process %d: %s", pid, unprobed);
-		return;
-	}
-	error_msg("process %d: %s (--allow-partial accepts that)", pid, unprobed);
-	count_untraced(s, tp);
+	if (refuse_partial(s, pid, unprobed))
+		count_untraced(s, tp);
 }
 
 /*
@@ -1009,12 +1021,8 @@ print_unwinding(const struct unwind_stats *u)
 static void
 escaped_process(struct session *s, pid_t pid, const char *what)
 {
-	if (s->allow_partial) {
-		warning_msg("process %d: %s", pid, what);
-		return;
-	}
-	error_msg("process %d: %s (--allow-partial accepts that)", pid, what);
-	s->untraced++;
+	if (refuse_partial(s, pid, what))
+		s->untraced++;
 }
 
 static bool
