@@ -312,6 +312,14 @@ lost() {
 	sed -n 's/^  lost records: *//p' "$work/$1.err" | exact
 }
 
+# left_out NAME: the stacks left out that NAME's summary counts (0 when
+# it names none).
+left_out() {
+	_left=$(exact < "$work/$1.err" |
+		sed -n 's/^  stacks left out: \([0-9]*\) (the ring was full)$/\1/p')
+	echo "${_left:-0}"
+}
+
 # stops NAME: the pressure stops of NAME's summary (0 when there were none).
 stops() {
 	_stops=$(sed -n 's/^  pressure stops: *//p' "$work/$1.err" | exact)
