@@ -3,12 +3,13 @@
  * bench/unwind-tables [RUNS] FILE...: what building unwind tables takes.
  * For each file: its .eh_frame's size; the table's rows, distinct rules
  * and rows the walker cannot apply (marked); the median time to build it
- * over RUNS builds (default 5); and the bytes it takes at 8 bytes a row
- * (a 32-bit address and a rule number) and 12 a rule, as a ratio to
- * .eh_frame's size.
+ * over RUNS builds (default 5); and the bytes it takes in the walker's
+ * maps (src/unwind-pages.h: 4 bytes a row, 8 a page of 64 KiB, 16 a
+ * rule), as a ratio to .eh_frame's size.
  */
 #include "config.h"
 #include "elf-functions.h"
+#include "unwind-pages.h"
 #include "unwind-table.h"
 
 #include <fcntl.h>
@@ -43,11 +44,27 @@ section_size(Elf *elf, const char *name)
 	return elf_section_named(elf, name, &sh) ? sh.sh_size : 0;
 }
 
+/* The lowest address of the file's loads: the walker's pages count from it. */
+static uint64_t
+lowest_load(Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr *loads = elf_loads(elf, &n);
+	uint64_t lowest = n ? loads[0].p_vaddr : 0;
+
+	for (i = 1; i < n; i++)
+		if (loads[i].p_vaddr < lowest)
+			lowest = loads[i].p_vaddr;
+	free(loads);
+	return lowest;
+}
+
 static void
 measure(const char *path, int runs)
 {
-	uint64_t ns[64];
+	uint64_t ns[64], lowest;
 	struct unwind_table t;
+	struct unwind_pages p;
 	size_t i, marked = 0, eh_frame, bytes;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
@@ -56,25 +73,29 @@ measure(const char *path, int runs)
 		fprintf(stderr, "%s: cannot open as ELF\n", path);
 		exit(1);
 	}
+	lowest = lowest_load(elf);
 	for (r = 0; r < runs; r++) {
 		uint64_t start = now_ns();
 
-		if (unwind_table_build(elf, &t)) {
+		if (unwind_table_build(elf, &t) || !unwind_pages_pack(&t, lowest, NULL, &p)) {
 			fprintf(stderr, "%s: no table\n", path);
 			exit(1);
 		}
 		ns[r] = now_ns() - start;
-		if (r + 1 < runs)
+		if (r + 1 < runs) {
+			unwind_pages_free(&p);
 			unwind_table_free(&t);
+		}
 	}
 	qsort(ns, (size_t)runs, sizeof(ns[0]), by_value);
 	for (i = 0; i < t.nrows; i++)
 		marked += t.rules[t.rows[i].rule].cfa == MS_CFA_MARKED;
 	eh_frame = section_size(elf, ".eh_frame");
-	bytes = t.nrows * 8 + t.nrules * 12;
-	printf("%-48s %9zu %7zu %5zu %6zu %8.1f %9zu %5.2f\n", path, eh_frame, t.nrows,
+	bytes = unwind_pages_bytes(&p) + t.nrules * sizeof(struct ms_unwind_rule);
+	printf("%-48s %9zu %7zu %5zu %6zu %8.1f %9zu %5.2f\n", path, eh_frame, p.nrows,
 	       t.nrules, marked, (double)ns[runs / 2] / 1e6, bytes,
 	       eh_frame ? (double)bytes / (double)eh_frame : 0);
+	unwind_pages_free(&p);
 	unwind_table_free(&t);
 	elf_end(elf);
 	close(fd);

@@ -328,9 +328,10 @@ struct ms_region_event {
 };
 
 /*
- * Unwind tables (src/unwind-table.h), as the walker reads them.  Rows of
- * every file in one array, each file's sorted by address; rules shared
- * by all; and per process, its mappings that have a table, sorted.
+ * Unwind tables (src/unwind-table.h), as the walker reads them.  Pages
+ * and rows of every file in two arrays, each file's pages in a run, each
+ * page's rows sorted by address; rules shared by all; and per process,
+ * its mappings that have a table, sorted.
  */
 enum ms_cfa {
 	MS_CFA_NONE,		/* no frame description covers it */
@@ -356,15 +357,28 @@ struct ms_unwind_rule {
 	__u8 unused[5];
 };
 
+/* From where in its page (src/unwind-pages.h) a rule holds. */
 struct ms_unwind_row {
-	__u32 pc;		/* from the file's lowest address */
-	__u32 rule;
+	__u16 pc;		/* the address's low 16 bits */
+	__u16 rule;
+};
+
+/* The rows array's element: an array map's elements take 8 bytes at least. */
+struct ms_unwind_row_pair {
+	struct ms_unwind_row row[2];
+};
+
+#define MS_UNWIND_PAGE_SHIFT 16
+
+/* 64 KiB of a file's addresses: its rows. */
+struct ms_unwind_page {
+	__u32 first_row, nrows;
 };
 
 struct ms_unwind_mapping {
 	__u64 start, end;	/* in the process */
 	__u64 base;		/* where the file's lowest address is mapped */
-	__u32 first_row, nrows;
+	__u32 first_page, npages;
 };
 
 #define MS_UNWIND_MAPPINGS 128	/* a power of two: the search's steps */

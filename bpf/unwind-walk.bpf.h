@@ -17,12 +17,19 @@
 /* Set by the supervisor before load: whether it fills the tables. */
 const volatile bool unwind_tables = false;
 
-/* Every table's rows, sized and filled by the supervisor. */
+/* Every table's pages and rows, sized and filled by the supervisor. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, struct ms_unwind_row);
+	__type(value, struct ms_unwind_page);
+} unwind_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_row_pair);
 } unwind_rows SEC(".maps");
 
 struct {
@@ -80,6 +87,15 @@ mapping_step(__u32 i, void *ctx)
 	return 0;
 }
 
+static __always_inline struct ms_unwind_row *
+unwind_row(__u32 i)
+{
+	__u32 pair = i / 2;
+	struct ms_unwind_row_pair *p = bpf_map_lookup_elem(&unwind_rows, &pair);
+
+	return p ? &p->row[i & 1] : NULL;
+}
+
 /* The last row at or below key. */
 static long
 row_step(__u32 i, void *ctx)
@@ -91,7 +107,7 @@ row_step(__u32 i, void *ctx)
 	if (s->lo >= s->hi)
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
-	row = bpf_map_lookup_elem(&unwind_rows, &mid);
+	row = unwind_row(mid);
 	if (!row) {
 		s->lo = s->hi = 0;	/* no row: the walk stops */
 		return 1;
@@ -123,19 +139,29 @@ unwind_mapping(struct ms_unwind_space *space, __u64 at)
 static __always_inline struct ms_unwind_rule *
 unwind_rule(const struct ms_unwind_mapping *m, __u32 rel)
 {
-	struct unwind_search s = {
-		.key = rel, .lo = m->first_row, .hi = m->first_row + m->nrows,
-	};
+	__u32 at = rel >> MS_UNWIND_PAGE_SHIFT;
+	struct ms_unwind_page *page;
+	struct unwind_search s = { .key = rel & ((1u << MS_UNWIND_PAGE_SHIFT) - 1) };
 	struct ms_unwind_row *row;
-	__u32 at;
+	__u32 rule;
 
-	/* 24 steps search 16 million rows. */
-	bpf_loop(24, row_step, &s, 0);
-	if (s.lo == m->first_row || s.lo != s.hi)
+	if (at >= m->npages)
 		return NULL;
-	at = s.lo - 1;
-	row = bpf_map_lookup_elem(&unwind_rows, &at);
-	return row ? bpf_map_lookup_elem(&unwind_rules, &row->rule) : NULL;
+	at += m->first_page;
+	page = bpf_map_lookup_elem(&unwind_pages, &at);
+	if (!page)
+		return NULL;
+	s.lo = page->first_row;
+	s.hi = page->first_row + page->nrows;
+	/* A page holds at most one row an address: 17 steps search it. */
+	bpf_loop(MS_UNWIND_PAGE_SHIFT + 1, row_step, &s, 0);
+	if (s.lo == page->first_row || s.lo != s.hi)
+		return NULL;
+	row = unwind_row(s.lo - 1);
+	if (!row)
+		return NULL;
+	rule = row->rule;
+	return bpf_map_lookup_elem(&unwind_rules, &rule);
 }
 
 static long

@@ -221,10 +221,12 @@ watch_mappings(struct memsup_bpf *skel)
 }
 
 /*
- * Rows of unwind tables (8 bytes each): libc takes 28,000, Python 75,000,
- * so a process tree's few hundred files fit.
+ * Rows of unwind tables (4 bytes each, 8 MiB): libc takes 28,000, Python
+ * 75,000, so a process tree's few hundred files fit; and their pages of
+ * 64 KiB (8 bytes each), for 4 GiB of code.
  */
-#define UNWIND_ROWS (1u << 20)
+#define UNWIND_ROWS (1u << 21)
+#define UNWIND_PAGES (1u << 16)
 
 /* auto stacks walk unwind tables before they copy, where libdw builds them. */
 static bool
@@ -270,8 +272,11 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tracked, cfg->max_processes);
 	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.unwind_pages,
+					       unwind_tables(cfg) ? UNWIND_PAGES : 1);
+	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.unwind_rows,
-					       unwind_tables(cfg) ? UNWIND_ROWS : 1);
+					       unwind_tables(cfg) ? UNWIND_ROWS / 2 : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.unwind_spaces, cfg->max_processes);
 	if (!err && session_links)
@@ -388,7 +393,8 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	if (unwind_tables(cfg)) {
 		*what = "map the unwind tables";
 		c->unwind_maps = xmalloc(sizeof(*c->unwind_maps));
-		err = unwind_maps_open(c->unwind_maps, c->skel->maps.unwind_rows,
+		err = unwind_maps_open(c->unwind_maps, c->skel->maps.unwind_pages,
+				       c->skel->maps.unwind_rows,
 				       c->skel->maps.unwind_rules, c->skel->maps.unwind_spaces);
 		if (err) {
 			free(c->unwind_maps);

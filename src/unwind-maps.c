@@ -3,6 +3,7 @@
 #include "unwind-maps.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "unwind-pages.h"
 #include "unwind-table.h"
 
 #include <bpf/libbpf.h>
@@ -18,33 +19,36 @@ struct unwind_file {
 	enum { FILE_UNREAD, FILE_TABLED, FILE_UNTABLED } state;
 	GElf_Phdr *loads;
 	size_t nloads;
-	uint64_t lowest;	/* the lowest address of its loads: rows count from it */
-	uint32_t first_row, nrows;
+	uint64_t lowest;	/* the lowest address of its loads: pages count from it */
+	uint32_t first_page, npages;
 };
 
+/* The array map, mapped, as entries of the given size. */
 static void *
-map_array(const struct bpf_map *map, size_t *entries)
+map_array(const struct bpf_map *map, size_t entry_size, size_t *entries)
 {
 	size_t bytes = (size_t)bpf_map__max_entries(map) * bpf_map__value_size(map);
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       bpf_map__fd(map), 0);
 
-	*entries = bpf_map__max_entries(map);
+	*entries = bytes / entry_size;
 	return p == MAP_FAILED ? NULL : p;
 }
 
 int
-unwind_maps_open(struct unwind_maps *u, const struct bpf_map *rows,
-		 const struct bpf_map *rules, const struct bpf_map *spaces)
+unwind_maps_open(struct unwind_maps *u, const struct bpf_map *pages,
+		 const struct bpf_map *rows, const struct bpf_map *rules,
+		 const struct bpf_map *spaces)
 {
 	int err;
 
 	memset(u, 0, sizeof(*u));
 	u64map_init(&u->rule_index);
 	u->spaces = spaces;
-	u->rows = map_array(rows, &u->rows_cap);
-	u->rules = map_array(rules, &u->rules_cap);
-	if (!u->rows || !u->rules) {
+	u->pages = map_array(pages, sizeof(*u->pages), &u->pages_cap);
+	u->rows = map_array(rows, sizeof(*u->rows), &u->rows_cap);
+	u->rules = map_array(rules, sizeof(*u->rules), &u->rules_cap);
+	if (!u->pages || !u->rows || !u->rules) {
 		err = -errno;
 		unwind_maps_close(u);
 		return err;
@@ -75,27 +79,32 @@ share_rules(struct unwind_maps *u, const struct unwind_table *t, uint32_t *globa
 	return true;
 }
 
-/* Puts the table's rows at the end of the shared array. */
+/* Puts the table's pages and rows at the ends of the shared arrays. */
 static bool
 add_table(struct unwind_maps *u, struct unwind_file *f, const struct unwind_table *t)
 {
 	uint32_t *global = xreallocarray(NULL, t->nrules ? t->nrules : 1, sizeof(*global));
+	struct unwind_pages p;
 	size_t i;
-	bool fits = t->nrows <= u->rows_cap - u->nrows && share_rules(u, t, global);
+	bool fits = share_rules(u, t, global) && unwind_pages_pack(t, f->lowest, global, &p);
 
-	for (i = 0; fits && i < t->nrows; i++)
-		fits = t->rows[i].pc >= f->lowest && t->rows[i].pc - f->lowest <= UINT32_MAX;
-	if (fits) {
-		for (i = 0; i < t->nrows; i++)
-			u->rows[u->nrows + i] = (struct ms_unwind_row){
-				.pc = (uint32_t)(t->rows[i].pc - f->lowest),
-				.rule = global[t->rows[i].rule],
-			};
-		f->first_row = (uint32_t)u->nrows;
-		f->nrows = (uint32_t)t->nrows;
-		u->nrows += t->nrows;
-	}
 	free(global);
+	if (!fits)
+		return false;
+	fits = p.npages <= u->pages_cap - u->npages && p.nrows <= u->rows_cap - u->nrows;
+	if (fits) {
+		for (i = 0; i < p.npages; i++)
+			u->pages[u->npages + i] = (struct ms_unwind_page){
+				.first_row = p.pages[i].first_row + (uint32_t)u->nrows,
+				.nrows = p.pages[i].nrows,
+			};
+		memcpy(u->rows + u->nrows, p.rows, p.nrows * sizeof(*p.rows));
+		f->first_page = (uint32_t)u->npages;
+		f->npages = (uint32_t)p.npages;
+		u->npages += p.npages;
+		u->nrows += p.nrows;
+	}
+	unwind_pages_free(&p);
 	return fits;
 }
 
@@ -172,7 +181,7 @@ write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 			continue;
 		space->m[space->n++] = (struct ms_unwind_mapping){
 			.start = m->start, .end = m->end, .base = bias + f->lowest,
-			.first_row = f->first_row, .nrows = f->nrows,
+			.first_page = f->first_page, .npages = f->npages,
 		};
 	}
 	qsort(space->m, space->n, sizeof(space->m[0]), by_start);
@@ -207,6 +216,8 @@ unwind_maps_close(struct unwind_maps *u)
 {
 	size_t i;
 
+	if (u->pages)
+		munmap(u->pages, u->pages_cap * sizeof(*u->pages));
 	if (u->rows)
 		munmap(u->rows, u->rows_cap * sizeof(*u->rows));
 	if (u->rules)

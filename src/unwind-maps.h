@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The unwind tables in the maps of the BPF walker (bpf/unwind-walk.bpf.h):
- * each file's table built once (src/unwind-table.c), its rows put in the
- * array all files share and its rules among the shared rules; and each
+ * each file's table built once (src/unwind-table.c), its pages and rows
+ * put in the arrays all files share and its rules among the shared rules; and each
  * process's space, its mappings that have a table, written again
  * whenever what it maps changes, while the process is stopped.
  */
@@ -22,6 +22,8 @@ struct unwind_file;
 
 struct unwind_maps {
 	const struct bpf_map *spaces;
+	struct ms_unwind_page *pages;	/* the pages array, mapped */
+	size_t npages, pages_cap;
 	struct ms_unwind_row *rows;	/* the rows array, mapped */
 	size_t nrows, rows_cap;
 	struct ms_unwind_rule *rules;	/* the rules array, mapped */
@@ -33,8 +35,9 @@ struct unwind_maps {
 };
 
 /* Maps the arrays; returns 0 or -errno. */
-int unwind_maps_open(struct unwind_maps *u, const struct bpf_map *rows,
-		     const struct bpf_map *rules, const struct bpf_map *spaces);
+int unwind_maps_open(struct unwind_maps *u, const struct bpf_map *pages,
+		     const struct bpf_map *rows, const struct bpf_map *rules,
+		     const struct bpf_map *spaces);
 /* Follows a record that a has just applied: the spaces it changes. */
 void unwind_maps_follow(struct unwind_maps *u, const struct address_spaces *a,
 			const struct record *r);

@@ -2,11 +2,13 @@
 /*
  * The unwind table builder on this program's own call frame information:
  * the functions of tests/unwind-frames.S, each one kind of rule, and the
- * PLT stubs the linker wrote with their expression.  Then the C library's
- * table, whose figures doc/design.md quotes.
+ * PLT stubs the linker wrote with their expression.  The table in the
+ * walker's pages.  Then the C library's table, whose figures
+ * doc/design.md quotes.
  */
 #include "config.h"
 #include "elf-functions.h"
+#include "unwind-pages.h"
 #include "unwind-table.h"
 #include "tap.h"
 
@@ -144,6 +146,58 @@ test_own_frames(void)
 	close(fd);
 }
 
+/*
+ * Pages: a row at a page's start is kept, a page that starts inside a
+ * rule's range begins with it, a page before the first row has none.
+ */
+static void
+test_pages(void)
+{
+	struct unwind_row rows[] = {
+		{ 0x1010, 0 }, { 0x1020, 1 }, { 0x31000, 2 }, { 0x31010, 3 },
+	};
+	struct unwind_table t = { .rows = rows, .nrows = 4, .nrules = 4 };
+	uint32_t global[] = { 7, 8, 9, 10 }, too_big[] = { 7, 8, 9, 1u << 16 };
+	struct unwind_pages p;
+	struct { uint32_t rel; int64_t rule; } at[] = {
+		{ 0x5, -1 }, { 0x10, 7 }, { 0x1f, 7 }, { 0x20, 8 }, { 0xffff, 8 },
+		{ 0x10000, 8 }, { 0x2ffff, 8 }, { 0x30000, 9 }, { 0x3000f, 9 },
+		{ 0x30010, 10 }, { 0x3ffff, 10 }, { 0x40000, -1 },
+	};
+	size_t i, wrong = 0;
+
+	tap_ok(unwind_pages_pack(&t, 0x1000, global, &p), "four rows pack");
+	tap_ok(p.npages == 4 && p.nrows == 6 && p.pages[1].nrows == 1 &&
+	       p.pages[2].nrows == 1 && p.pages[3].nrows == 2 && p.rows[p.pages[3].first_row].pc == 0,
+	       "in 4 pages, 6 rows: one more at the start of pages 1 and 2, none at page 3's row");
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (unwind_pages_find(&p, at[i].rel) != at[i].rule) {
+			tap_diag("at %#x: rule %lld, not %lld", at[i].rel,
+				 (long long)unwind_pages_find(&p, at[i].rel), (long long)at[i].rule);
+			wrong++;
+		}
+	tap_eq_i64(wrong, 0, "each address finds its rule, none before the first row or after the last page");
+	unwind_pages_free(&p);
+	tap_ok(!unwind_pages_pack(&t, 0x1011, global, &p), "an address below the lowest does not pack");
+	tap_ok(!unwind_pages_pack(&t, 0x1000, too_big, &p), "a rule number of 17 bits does not pack");
+}
+
+/* The walker's pages find every row's rule at its address and before the next. */
+static size_t
+pages_disagree(const struct unwind_table *t, const struct unwind_pages *p)
+{
+	size_t i, wrong = 0;
+
+	for (i = 0; i < t->nrows; i++) {
+		uint32_t rel = (uint32_t)(t->rows[i].pc - t->rows[0].pc);
+
+		wrong += unwind_pages_find(p, rel) != t->rows[i].rule;
+		if (i)
+			wrong += unwind_pages_find(p, rel - 1) != t->rows[i - 1].rule;
+	}
+	return wrong;
+}
+
 /* The path of the C library this program runs with. */
 static int
 libc_path(struct dl_phdr_info *info, size_t size, void *path)
@@ -160,7 +214,9 @@ test_libc(void)
 {
 	char path[PATH_MAX] = "";
 	struct unwind_table t;
-	size_t i, marked = 0;
+	struct unwind_pages p;
+	size_t i, marked = 0, bytes;
+	GElf_Shdr eh_frame;
 	Elf *elf;
 	int fd;
 
@@ -175,6 +231,15 @@ test_libc(void)
 	tap_diag("%s: %zu rows, %zu rules, %zu rows marked", path, t.nrows,
 		 t.nrules, marked);
 	tap_ok(marked * 100 < t.nrows, "under 1%% of its rows marked (%zu)", marked);
+	tap_ok(unwind_pages_pack(&t, t.rows[0].pc, NULL, &p), "the C library's table packs");
+	tap_eq_i64(pages_disagree(&t, &p), 0, "its pages give each row's rule, up to the next row");
+	bytes = unwind_pages_bytes(&p) + t.nrules * sizeof(struct ms_unwind_rule);
+	if (!elf_section_named(elf, ".eh_frame", &eh_frame))
+		tap_bail("the C library has no .eh_frame");
+	tap_ok(bytes * 2 <= eh_frame.sh_size * 3,
+	       "in at most 1.5 times .eh_frame's bytes (%zu for %zu rows in %zu pages, %.2fx)",
+	       bytes, p.nrows, p.npages, (double)bytes / (double)eh_frame.sh_size);
+	unwind_pages_free(&p);
 	unwind_table_free(&t);
 	elf_end(elf);
 	close(fd);
@@ -183,8 +248,9 @@ test_libc(void)
 int
 main(void)
 {
-	tap_plan(22);
+	tap_plan(30);
 	test_own_frames();
+	test_pages();
 	test_libc();
 	return tap_done();
 }

@@ -4,13 +4,15 @@
  * functions, must end in probes inside the file or a clear error; given
  * to the symbolizer, in names or a reason why not; given to the unwind
  * table builder, in a table whose rows are sorted and name its rules, or
- * none.  Never in a crash, a hang or a sanitizer report.
+ * none, and whose walker's pages give each row's rule at its address.
+ * Never in a crash, a hang or a sanitizer report.
  */
 #include "elf-functions.h"
 #include "probe-targets.h"
 #include "sites.h"
 #include "symbolize.h"
 #ifdef HAVE_LIBDW
+#include "unwind-pages.h"
 #include "unwind-table.h"
 #endif
 
@@ -57,6 +59,7 @@ build_unwind_table(int fd)
 {
 	Elf *elf = elf_open_fd(fd);
 	struct unwind_table t;
+	struct unwind_pages p;
 	size_t i;
 
 	if (!elf)
@@ -66,6 +69,13 @@ build_unwind_table(int fd)
 			if (t.rows[i].rule >= t.nrules ||
 			    (i && t.rows[i].pc <= t.rows[i - 1].pc))
 				abort();
+	if (t.nrows && unwind_pages_pack(&t, t.rows[0].pc, NULL, &p)) {
+		for (i = 0; i < t.nrows; i++)
+			if (unwind_pages_find(&p, (uint32_t)(t.rows[i].pc - t.rows[0].pc)) !=
+			    t.rows[i].rule)
+				abort();
+		unwind_pages_free(&p);
+	}
 	unwind_table_free(&t);
 	elf_end(elf);
 }
