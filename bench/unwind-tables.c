@@ -44,28 +44,14 @@ section_size(Elf *elf, const char *name)
 	return elf_section_named(elf, name, &sh) ? sh.sh_size : 0;
 }
 
-/* The lowest address of the file's loads: the walker's pages count from it. */
-static uint64_t
-lowest_load(Elf *elf)
-{
-	size_t i, n;
-	GElf_Phdr *loads = elf_loads(elf, &n);
-	uint64_t lowest = n ? loads[0].p_vaddr : 0;
-
-	for (i = 1; i < n; i++)
-		if (loads[i].p_vaddr < lowest)
-			lowest = loads[i].p_vaddr;
-	free(loads);
-	return lowest;
-}
-
 static void
 measure(const char *path, int runs)
 {
 	uint64_t ns[64], lowest;
 	struct unwind_table t;
 	struct unwind_pages p;
-	size_t i, marked = 0, eh_frame, bytes;
+	size_t i, marked = 0, eh_frame, bytes, nloads;
+	GElf_Phdr *loads;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
 
@@ -73,7 +59,9 @@ measure(const char *path, int runs)
 		fprintf(stderr, "%s: cannot open as ELF\n", path);
 		exit(1);
 	}
-	lowest = lowest_load(elf);
+	loads = elf_loads(elf, &nloads);
+	lowest = elf_loads_lowest(loads, nloads);
+	free(loads);
 	for (r = 0; r < runs; r++) {
 		uint64_t start = now_ns();
 

@@ -220,12 +220,7 @@ watch_mappings(struct memsup_bpf *skel)
 	return skel->links.mapping_watch_any_syscall ? 0 : -errno;
 }
 
-/*
- * Rows of unwind tables (4 bytes each, 8 MiB): libc takes 28,000, Python
- * 75,000, so a process tree's few hundred files fit; and their pages of
- * 64 KiB (8 bytes each), for 4 GiB of code.
- */
-#define UNWIND_ROWS (1u << 21)
+/* The unwind tables' pages of 64 KiB (8 bytes each): 4 GiB of code. */
 #define UNWIND_PAGES (1u << 16)
 
 /* auto stacks walk unwind tables before they copy, where libdw builds them. */
@@ -275,8 +270,8 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 		err = bpf_map__set_max_entries(skel->maps.unwind_pages,
 					       unwind_tables(cfg) ? UNWIND_PAGES : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.unwind_rows,
-					       unwind_tables(cfg) ? UNWIND_ROWS / 2 : 1);
+		err = bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_tables(cfg) ?
+			cfg->unwind_bytes / sizeof(struct ms_unwind_row_pair) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.unwind_spaces, cfg->max_processes);
 	if (!err && session_links)

@@ -70,6 +70,7 @@ struct consumer_config {
 	unsigned int stack_depth;	/* frames per allocation */
 	size_t stack_copy_bytes;	/* of a stack copy: a multiple of MS_STACK_CHUNK */
 	size_t stack_room_bytes;	/* ring fill past which stacks are left out */
+	size_t unwind_bytes;		/* for the rows of auto's unwind tables */
 	bool probes_only;		/* record nothing: the probes' own cost */
 	/* What the processes map, kept current by the caller: copies are unwound through it. */
 	struct address_spaces *spaces;

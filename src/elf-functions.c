@@ -160,6 +160,18 @@ elf_loads(Elf *elf, size_t *n)
 	return loads;
 }
 
+uint64_t
+elf_loads_lowest(const GElf_Phdr *loads, size_t n)
+{
+	uint64_t lowest = n ? loads[0].p_vaddr : 0;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (loads[i].p_vaddr < lowest)
+			lowest = loads[i].p_vaddr;
+	return lowest;
+}
+
 bool
 elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start, uint64_t offset,
 		 uint64_t *bias)

@@ -33,6 +33,8 @@ bool elf_build_id_is(Elf *elf, const uint8_t *id, size_t len);
 
 /* The PT_LOAD headers, *n of them, to free; NULL when there are none to read. */
 GElf_Phdr *elf_loads(Elf *elf, size_t *n);
+/* The lowest address of the loads; 0 without any. */
+uint64_t elf_loads_lowest(const GElf_Phdr *loads, size_t n);
 /*
  * What to add to the file's addresses to get a process's, for a mapping
  * of the file at start from offset: from the load segment it comes from.

@@ -26,6 +26,7 @@ enum {
 	DEFAULT_MAX_PROCESSES = 16384,
 	DEFAULT_STACK_DEPTH = 64,
 	DEFAULT_STACK_COPY = 32768,
+	DEFAULT_UNWIND_MEMORY = 8 << 20,
 	MAX_MAP_ENTRIES = 1 << 24,
 };
 
@@ -105,6 +106,10 @@ usage(void)
 	      "                     copy at most SIZE bytes of stack for DWARF\n"
 	      "                     unwinding, 512 to 64K in steps of 512\n"
 	      "                     (default: 32K)\n"
+	      "      --unwind-memory=SIZE\n"
+	      "                     kernel memory for the rows of the unwind\n"
+	      "                     tables auto walks, 4K to 4G (default: 8M);\n"
+	      "                     code past it has its stacks copied\n"
 	      "      --probe-sites=auto|entry\n"
 	      "                     probe each allocator function at the first\n"
 	      "                     instruction of its start that the kernel\n"
@@ -258,6 +263,7 @@ main(int argc, char **argv)
 		{ "stack", required_argument, NULL, 'S' },
 		{ "stack-depth", required_argument, NULL, 'D' },
 		{ "stack-copy", required_argument, NULL, 'C' },
+		{ "unwind-memory", required_argument, NULL, 'U' },
 		{ "probes-only", no_argument, NULL, 'F' },
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
@@ -273,6 +279,7 @@ main(int argc, char **argv)
 			.stack_mode = MS_STACK_AUTO,
 			.stack_depth = DEFAULT_STACK_DEPTH,
 			.stack_copy_bytes = DEFAULT_STACK_COPY,
+			.unwind_bytes = DEFAULT_UNWIND_MEMORY,
 		},
 	};
 	uint64_t watermark = 0;
@@ -406,6 +413,17 @@ main(int argc, char **argv)
 				return MS_EXIT_FAILURE;
 			}
 			o.bpf.stack_copy_bytes = size;
+			break;
+		}
+		case 'U': {
+			uint64_t size = parse_size(optarg);
+
+			if (size < 4096 || size > (4ULL << 30)) {
+				error_msg("--unwind-memory takes a size from 4K to 4G, "
+					  "not '%s'", optarg);
+				return MS_EXIT_FAILURE;
+			}
+			o.bpf.unwind_bytes = size;
 			break;
 		}
 		case 'D': {

@@ -994,9 +994,12 @@ print_stack_sources(const struct stack_sources *from, const struct unwind_stats 
 		"frame pointers, %llu copied, %llu left out\n",
 		(unsigned long long)from->tables, (unsigned long long)from->frame_pointers,
 		(unsigned long long)u->copies, (unsigned long long)left_out);
-	if (from->files_without_room)
+	if (from->files_without_room == 1)
+		fputs("memsup: 1 file found no room for its unwind table: its stacks "
+		      "were copied (--unwind-memory gives more)\n", stderr);
+	else if (from->files_without_room)
 		fprintf(stderr, "memsup: %llu files found no room for their unwind "
-			"tables: their stacks were copied\n",
+			"tables: their stacks were copied (--unwind-memory gives more)\n",
 			(unsigned long long)from->files_without_room);
 }
 

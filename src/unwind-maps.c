@@ -20,7 +20,15 @@ struct unwind_file {
 	GElf_Phdr *loads;
 	size_t nloads;
 	uint64_t lowest;	/* the lowest address of its loads: pages count from it */
-	uint32_t first_page, npages;
+	uint32_t first_page, npages, first_row, nrows;
+	uint32_t users;		/* processes whose space has its table */
+	uint64_t unused_since;	/* when users fell to 0: the longest unused goes first */
+};
+
+/* The files a process's space has, by module index. */
+struct space_files {
+	size_t n;
+	uint32_t module[MS_UNWIND_MAPPINGS];
 };
 
 /* The array map, mapped, as entries of the given size. */
@@ -44,6 +52,7 @@ unwind_maps_open(struct unwind_maps *u, const struct bpf_map *pages,
 
 	memset(u, 0, sizeof(*u));
 	u64map_init(&u->rule_index);
+	u64map_init(&u->space_files);
 	u->spaces = spaces;
 	u->pages = map_array(pages, sizeof(*u->pages), &u->pages_cap);
 	u->rows = map_array(rows, sizeof(*u->rows), &u->rows_cap);
@@ -53,6 +62,8 @@ unwind_maps_open(struct unwind_maps *u, const struct bpf_map *pages,
 		unwind_maps_close(u);
 		return err;
 	}
+	free_runs_init(&u->free_pages, (uint32_t)u->pages_cap);
+	free_runs_init(&u->free_rows, (uint32_t)u->rows_cap);
 	return 0;
 }
 
@@ -79,7 +90,48 @@ share_rules(struct unwind_maps *u, const struct unwind_table *t, uint32_t *globa
 	return true;
 }
 
-/* Puts the table's pages and rows at the ends of the shared arrays. */
+/*
+ * Gives the room of the file that no process has mapped for the longest
+ * back to the arrays; false when every table is in use.  No space names
+ * the file, so no walk reads it; a later mapping builds it again.
+ */
+static bool
+release_unused(struct unwind_maps *u)
+{
+	struct unwind_file *oldest = NULL;
+	size_t i;
+
+	for (i = 0; i < u->nfiles; i++) {
+		struct unwind_file *f = &u->files[i];
+
+		if (f->state == FILE_TABLED && !f->users &&
+		    (!oldest || f->unused_since < oldest->unused_since))
+			oldest = f;
+	}
+	if (!oldest)
+		return false;
+	free_runs_give(&u->free_pages, oldest->first_page, oldest->npages);
+	free_runs_give(&u->free_rows, oldest->first_row, oldest->nrows);
+	free(oldest->loads);
+	memset(oldest, 0, sizeof(*oldest));
+	return true;
+}
+
+/* Room for p's pages and rows, from tables no process uses if need be. */
+static bool
+take_room(struct unwind_maps *u, struct unwind_file *f, const struct unwind_pages *p)
+{
+	do {
+		if (free_runs_take(&u->free_pages, (uint32_t)p->npages, &f->first_page)) {
+			if (free_runs_take(&u->free_rows, (uint32_t)p->nrows, &f->first_row))
+				return true;
+			free_runs_give(&u->free_pages, f->first_page, (uint32_t)p->npages);
+		}
+	} while (release_unused(u));
+	return false;
+}
+
+/* Puts the table's pages and rows in the shared arrays. */
 static bool
 add_table(struct unwind_maps *u, struct unwind_file *f, const struct unwind_table *t)
 {
@@ -91,18 +143,16 @@ add_table(struct unwind_maps *u, struct unwind_file *f, const struct unwind_tabl
 	free(global);
 	if (!fits)
 		return false;
-	fits = p.npages <= u->pages_cap - u->npages && p.nrows <= u->rows_cap - u->nrows;
+	fits = take_room(u, f, &p);
 	if (fits) {
 		for (i = 0; i < p.npages; i++)
-			u->pages[u->npages + i] = (struct ms_unwind_page){
-				.first_row = p.pages[i].first_row + (uint32_t)u->nrows,
+			u->pages[f->first_page + i] = (struct ms_unwind_page){
+				.first_row = p.pages[i].first_row + f->first_row,
 				.nrows = p.pages[i].nrows,
 			};
-		memcpy(u->rows + u->nrows, p.rows, p.nrows * sizeof(*p.rows));
-		f->first_page = (uint32_t)u->npages;
+		memcpy(u->rows + f->first_row, p.rows, p.nrows * sizeof(*p.rows));
 		f->npages = (uint32_t)p.npages;
-		u->npages += p.npages;
-		u->nrows += p.nrows;
+		f->nrows = (uint32_t)p.nrows;
 	}
 	unwind_pages_free(&p);
 	return fits;
@@ -114,19 +164,15 @@ load_file(struct unwind_maps *u, struct unwind_file *f, const struct space_modul
 	struct unwind_table t;
 	int fd = open(m->open_path ? m->open_path : m->path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
-	size_t i;
 
 	f->state = FILE_UNTABLED;
 	if (elf && elf_build_id_is(elf, m->build_id, m->build_id_len) &&
 	    (f->loads = elf_loads(elf, &f->nloads)) && f->nloads &&
 	    !unwind_table_build(elf, &t)) {
-		f->lowest = f->loads[0].p_vaddr;
-		for (i = 1; i < f->nloads; i++)
-			if (f->loads[i].p_vaddr < f->lowest)
-				f->lowest = f->loads[i].p_vaddr;
-		if (add_table(u, f, &t))
+		f->lowest = elf_loads_lowest(f->loads, f->nloads);
+		if (t.nrows && add_table(u, f, &t))
 			f->state = FILE_TABLED;
-		else
+		else if (t.nrows)
 			u->files_without_room++;
 		unwind_table_free(&t);
 	}
@@ -163,13 +209,47 @@ by_start(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Writes pid's space from what a knows it maps; none, when nothing has a table. */
+/* Counts the module's file as used by the space, once however many mappings. */
+static void
+hold(struct unwind_maps *u, struct space_files *held, uint32_t module)
+{
+	size_t i;
+
+	for (i = 0; i < held->n; i++)
+		if (held->module[i] == module)
+			return;
+	held->module[held->n++] = module;
+	u->files[module - 1].users++;
+}
+
+/* Ends a space's uses of its files, which become free to release once unused. */
+static void
+let_go(struct unwind_maps *u, struct space_files *held)
+{
+	size_t i;
+
+	for (i = 0; i < held->n; i++) {
+		struct unwind_file *f = &u->files[held->module[i] - 1];
+
+		if (!--f->users)
+			f->unused_since = ++u->clock;
+	}
+	free(held);
+}
+
+/*
+ * Writes pid's space from what a knows it maps; none, when nothing has a
+ * table.  Its new files are held before its old ones are let go, and the
+ * space no longer names a file when it is let go.
+ */
 static void
 write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 {
 	struct u64map_slot *slot = u64map_find(&a->by_pid, pid);
 	const struct address_space *as = slot ? (void *)(uintptr_t)slot->value : NULL;
 	struct ms_unwind_space *space = xcalloc(1, sizeof(*space));
+	struct space_files *held = xcalloc(1, sizeof(*held));
+	uint64_t before;
 	size_t i;
 
 	for (i = 0; as && i < as->n && space->n < MS_UNWIND_MAPPINGS; i++) {
@@ -183,6 +263,7 @@ write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 			.start = m->start, .end = m->end, .base = bias + f->lowest,
 			.first_page = f->first_page, .npages = f->npages,
 		};
+		hold(u, held, m->module);
 	}
 	qsort(space->m, space->n, sizeof(space->m[0]), by_start);
 	if (space->n)
@@ -190,6 +271,12 @@ write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 	else
 		bpf_map__delete_elem(u->spaces, &pid, sizeof(pid), 0);
 	free(space);
+	if (u64map_remove(&u->space_files, pid, &before))
+		let_go(u, (struct space_files *)(uintptr_t)before);
+	if (held->n)
+		u64map_put(&u->space_files, pid, (uintptr_t)held);
+	else
+		free(held);
 }
 
 void
@@ -214,6 +301,7 @@ unwind_maps_follow(struct unwind_maps *u, const struct address_spaces *a,
 void
 unwind_maps_close(struct unwind_maps *u)
 {
+	struct u64map_slot *slot;
 	size_t i;
 
 	if (u->pages)
@@ -222,9 +310,14 @@ unwind_maps_close(struct unwind_maps *u)
 		munmap(u->rows, u->rows_cap * sizeof(*u->rows));
 	if (u->rules)
 		munmap(u->rules, u->rules_cap * sizeof(*u->rules));
+	u64map_foreach(&u->space_files, slot)
+		free((struct space_files *)(uintptr_t)slot->value);
+	u64map_free(&u->space_files);
 	for (i = 0; i < u->nfiles; i++)
 		free(u->files[i].loads);
 	free(u->files);
+	free_runs_free(&u->free_pages);
+	free_runs_free(&u->free_rows);
 	u64map_free(&u->rule_index);
 	memset(u, 0, sizeof(*u));
 }

@@ -2,14 +2,17 @@
 /*
  * The unwind tables in the maps of the BPF walker (bpf/unwind-walk.bpf.h):
  * each file's table built once (src/unwind-table.c), its pages and rows
- * put in the arrays all files share and its rules among the shared rules; and each
- * process's space, its mappings that have a table, written again
- * whenever what it maps changes, while the process is stopped.
+ * put in the arrays all files share and its rules among the shared
+ * rules; each process's space, its mappings that have a table, written
+ * again whenever what it maps changes, while the process is stopped; and
+ * the room of a table no process maps any more given to the next table
+ * that needs it.
  */
 #ifndef MEMSUP_UNWIND_MAPS_H
 #define MEMSUP_UNWIND_MAPS_H
 
 #include "address-spaces.h"
+#include "free-runs.h"
 #include "memsup.h"
 #include "record.h"
 #include "u64map.h"
@@ -23,14 +26,17 @@ struct unwind_file;
 struct unwind_maps {
 	const struct bpf_map *spaces;
 	struct ms_unwind_page *pages;	/* the pages array, mapped */
-	size_t npages, pages_cap;
+	size_t pages_cap;
 	struct ms_unwind_row *rows;	/* the rows array, mapped */
-	size_t nrows, rows_cap;
+	size_t rows_cap;
+	struct free_runs free_pages, free_rows;
 	struct ms_unwind_rule *rules;	/* the rules array, mapped */
 	size_t nrules, rules_cap;
 	struct u64map rule_index;	/* unwind_rule_key -> index + 1 */
 	struct unwind_file *files;	/* by module index */
 	size_t nfiles, files_cap;
+	struct u64map space_files;	/* pid -> the files its space has */
+	uint64_t clock;			/* counts the times a file fell out of use */
 	uint64_t files_without_room;	/* tables the arrays could not hold */
 };
 
