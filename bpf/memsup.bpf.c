@@ -42,7 +42,7 @@ struct pending_call {
 /* Set by the supervisor before load. */
 const volatile __u32 stack_mode = MS_STACK_NONE;	/* enum ms_stack_mode */
 const volatile __u32 stack_depth = 0;		/* frames to walk, at most MS_STACK_MAX */
-const volatile __u32 stack_copy_bytes = 0;	/* a multiple of MS_STACK_CHUNK */
+const volatile __u32 stack_copy_bytes = 0;	/* a multiple of MS_STACK_CHUNK; 0: no copies */
 /* Moved with the watermark by the supervisor, through the mmapped .bss. */
 __u64 stack_room_bytes;		/* ring fill past which no stacks */
 /* Return at once, return probes included: the floor bench/run measures. */
@@ -300,11 +300,13 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		 */
 		if (stack_mode == MS_STACK_AUTO && unwind_tables) {
 			n = walk_unwind_tables(ctx, pid_tgid >> 32, pc->out.frames, &complete);
-			by_tables = complete;
+			/* With no copy to fall back on, a walk the tables began is kept. */
+			by_tables = complete || (!stack_copy_bytes && n > 1);
 		}
-		if (stack_mode != MS_STACK_DWARF && !complete)
+		if (stack_mode != MS_STACK_DWARF && !by_tables)
 			n = walk_frame_pointers(ctx, pc->out.frames, &complete);
-		if (stack_mode == MS_STACK_DWARF || (stack_mode == MS_STACK_AUTO && !complete)) {
+		if (stack_mode == MS_STACK_DWARF ||
+		    (stack_mode == MS_STACK_AUTO && stack_copy_bytes && !complete)) {
 			if (send_stack_copy(ctx, &e)) {
 				check_pressure(pid_tgid >> 32);
 				return;

@@ -252,7 +252,7 @@ enum ms_stack_mode {
 	MS_STACK_NONE = 0,
 	MS_STACK_FP = 1,	/* walk frame pointers */
 	MS_STACK_DWARF = 2,	/* copy the stack, for DWARF unwinding */
-	MS_STACK_AUTO = 3,	/* frame pointers; a copy when they break */
+	MS_STACK_AUTO = 3,	/* unwind tables, frame pointers, then a copy */
 };
 
 /*

@@ -223,6 +223,14 @@ watch_mappings(struct memsup_bpf *skel)
 /* The unwind tables' pages of 64 KiB (8 bytes each): 4 GiB of code. */
 #define UNWIND_PAGES (1u << 16)
 
+/* Stacks are copied by dwarf, and by auto where an unwinder reads the copies. */
+static bool
+copies_stacks(const struct consumer_config *cfg)
+{
+	return cfg->stack_mode == MS_STACK_DWARF ||
+	       (cfg->stack_mode == MS_STACK_AUTO && unwind_backend);
+}
+
 /* auto stacks walk unwind tables before they copy, where libdw builds them. */
 static bool
 unwind_tables(const struct consumer_config *cfg)
@@ -255,7 +263,7 @@ load_once(struct consumer *c, bool session_links, bool sleepable_regions,
 	skel->bss->watermark_bytes = cfg->watermark_bytes;
 	skel->rodata->stack_mode = cfg->stack_mode;
 	skel->rodata->stack_depth = cfg->stack_depth;
-	skel->rodata->stack_copy_bytes = cfg->stack_copy_bytes;
+	skel->rodata->stack_copy_bytes = copies_stacks(cfg) ? cfg->stack_copy_bytes : 0;
 	skel->bss->stack_room_bytes = cfg->stack_room_bytes;
 	skel->rodata->probes_only = cfg->probes_only;
 	skel->rodata->pidns_inum = cfg->pidns_inum;
@@ -333,7 +341,7 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	c->held = xmalloc(RECORD_MAX);
 	c->stack_depth = cfg->stack_depth;
 	c->spaces = cfg->spaces;
-	if (cfg->stack_mode == MS_STACK_DWARF || cfg->stack_mode == MS_STACK_AUTO) {
+	if (copies_stacks(cfg)) {
 		*what = "set up the unwinder";
 		c->unwinder = unwinder_new(cfg->spaces);
 		if (!c->unwinder) {

@@ -218,9 +218,9 @@ version(void)
 	const char *demangling = "none";
 #endif
 #ifdef HAVE_LIBDW
-	const char *source_lines = "libdw";
+	const char *source_lines = "libdw", *tables = "unwind tables, ";
 #else
-	const char *source_lines = "none";
+	const char *source_lines = "none", *tables = "";
 #endif
 #ifdef HAVE_LIBDEBUGINFOD
 	const char *debuginfod = "libdebuginfod";
@@ -231,14 +231,15 @@ version(void)
 	printf("memsup %s\n"
 	       "features: libbpf %s, per-process uprobes,\n"
 	       "  probe sites: %s%s,\n"
-	       "  stack traces: frame pointers%s%s,\n"
+	       "  stack traces: %sframe pointers%s%s,\n"
 	       "  demangling: %s, source lines: %s,\n"
 	       "  debug files from debuginfod servers: %s\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
 	       probe_sites_decoder ? "emulated instructions, decoded by " :
 				     "entries only (no x86 decoder)",
-	       probe_sites_decoder ? probe_sites_decoder : "",
-	       unwind_backend ? ", DWARF by " : " only (no DWARF unwinder)",
+	       probe_sites_decoder ? probe_sites_decoder : "", tables,
+	       unwind_backend ? ", DWARF by " : *tables ? " (no DWARF unwinder)" :
+			       " only (no DWARF unwinder)",
 	       unwind_backend ? unwind_backend : "", demangling, source_lines,
 	       debuginfod);
 }
@@ -524,10 +525,16 @@ main(int argc, char **argv)
 		return MS_EXIT_FAILURE;
 	}
 	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_AUTO) {
+#ifdef HAVE_LIBDW
+		if (!o.quiet)
+			error_msg("note: this memsup has no DWARF unwinder: stacks are "
+				  "walked from unwind tables and frame pointers, never copied");
+#else
 		if (!o.quiet)
 			error_msg("note: this memsup has no DWARF unwinder: stacks are "
 				  "taken from frame pointers only");
 		o.bpf.stack_mode = MS_STACK_FP;
+#endif
 	}
 	if (!o.attach_pid) {
 		o.argc = argc - optind;
