@@ -4,6 +4,7 @@
 #ifdef HAVE_LIBDEBUGINFOD
 #include "debug-fetch.h"
 #endif
+#include "debug-file.h"
 #include "elf-functions.h"
 #include "error.h"
 #include "human-numbers.h"
@@ -60,7 +61,7 @@ symbolizer_init(struct symbolizer *z, const char *debug_dir)
 	z->files = NULL;
 	z->nfiles = 0;
 	z->files_cap = 0;
-	z->debug_dir = debug_dir ? debug_dir : "/usr/lib/debug";
+	z->debug_dir = debug_dir ? debug_dir : DEBUG_DIR_DEFAULT;
 	z->full_names = false;
 	z->fetch = NULL;
 	z->fetch_tried = false;
@@ -190,56 +191,6 @@ read_file(struct symbol_file *f, const char *path, const struct space_module *m,
 	return f->nsyms > before;
 }
 
-/* The file's .gnu_debuglink name, or "". */
-static void
-debuglink_of(const char *path, char *name, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	Elf *elf;
-
-	name[0] = '\0';
-	if (fd < 0)
-		return;
-	elf = elf_open_fd(fd);
-	while (elf && !elf_getshdrstrndx(elf, &shstrndx) && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		const char *sname;
-
-		if (!gelf_getshdr(scn, &shdr) ||
-		    !(sname = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(sname, ".gnu_debuglink") || !(data = elf_getdata(scn, NULL)) ||
-		    !data->d_size)
-			continue;
-		snprintf(name, size, "%.*s", (int)strnlen(data->d_buf, data->d_size),
-			 (const char *)data->d_buf);
-		break;
-	}
-	elf_end(elf);
-	close(fd);
-}
-
-/* a b c d into buf; false if it does not fit. */
-static bool
-joined(char *buf, size_t size, const char *a, const char *b, const char *c, const char *d)
-{
-	return (size_t)snprintf(buf, size, "%s%s%s%s", a, b, c, d) < size;
-}
-
-/* DIR/.build-id/ab/cdef....debug: where m's debug file goes. */
-static void
-build_id_path(char *path, size_t size, const char *debug_dir, const struct space_module *m)
-{
-	int n, i;
-
-	n = snprintf(path, size, "%s/.build-id/%02x/", debug_dir, m->build_id[0]);
-	for (i = 1; i < m->build_id_len && n < (int)size - 3; i++)
-		n += snprintf(path + n, size - (size_t)n, "%02x", m->build_id[i]);
-	snprintf(path + n, size - (size_t)n, ".debug");
-}
-
 #ifdef HAVE_LIBDEBUGINFOD
 /* The debug file from a debuginfod server, for what the files here lack. */
 static void
@@ -268,37 +219,30 @@ fetch_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space
 }
 #endif
 
+struct symbol_file_lookup {
+	struct symbol_file *f;
+	const struct space_module *m;
+};
+
+static bool
+take_debug_file(const char *path, void *ctx)
+{
+	struct symbol_file_lookup *l = ctx;
+
+	return read_file(l->f, path, l->m, true);
+}
+
 /*
- * The separate debug file, found as gdb finds it: by build-id under the
- * debug directory, else by the .gnu_debuglink name beside the file, in
- * its .debug directory, or under the debug directory; else, by build-id,
- * from the debuginfod servers of DEBUGINFOD_URLS.
+ * The separate debug file (src/debug-file.h); else, by build-id, from the
+ * debuginfod servers of DEBUGINFOD_URLS.
  */
 static void
 read_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space_module *m)
 {
-	char path[4096], link[256], dir[4096];
-	const char *slash;
+	struct symbol_file_lookup l = { .f = f, .m = m };
 
-	if (m->build_id_len) {
-		build_id_path(path, sizeof(path), z->debug_dir, m);
-		if (read_file(f, path, m, true))
-			return;
-	}
-	debuglink_of(m->path, link, sizeof(link));
-	slash = strrchr(m->path, '/');
-	if (link[0] && slash) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - m->path), m->path);
-		if (joined(path, sizeof(path), "", dir, "/", link) &&
-		    read_file(f, path, m, true))
-			return;
-		if (joined(path, sizeof(path), "", dir, "/.debug/", link) &&
-		    read_file(f, path, m, true))
-			return;
-		if (joined(path, sizeof(path), z->debug_dir, dir, "/", link) &&
-		    read_file(f, path, m, true))
-			return;
-	}
+	if (debug_file_find(m, m->path, z->debug_dir, take_debug_file, &l))
+		return;
 #ifdef HAVE_LIBDEBUGINFOD
 	fetch_debug_file(z, f, m);
 #endif
@@ -530,7 +474,7 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 		/* Where the debug file goes: what a package or a copy must put there. */
 		if (!m->build_id_len)
 			continue;
-		build_id_path(path, sizeof(path), z->debug_dir, m);
+		debug_file_build_id_path(path, sizeof(path), z->debug_dir, m);
 		fprintf(out, "    debug file: %s%s%s\n", path, f->fetch_why ? "; debuginfod: " : "",
 			f->fetch_why ? f->fetch_why : "");
 	}
