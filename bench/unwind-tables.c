@@ -65,7 +65,7 @@ measure(const char *path, int runs)
 	for (r = 0; r < runs; r++) {
 		uint64_t start = now_ns();
 
-		if (unwind_table_build(elf, &t) || !unwind_pages_pack(&t, lowest, NULL, &p)) {
+		if (unwind_table_build(elf, NULL, &t) || !unwind_pages_pack(&t, lowest, NULL, &p)) {
 			fprintf(stderr, "%s: no table\n", path);
 			exit(1);
 		}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "unwind-maps.h"
+#include "debug-file.h"
 #include "elf-functions.h"
 #include "error.h"
 #include "unwind-pages.h"
@@ -158,17 +159,66 @@ add_table(struct unwind_maps *u, struct unwind_file *f, const struct unwind_tabl
 	return fits;
 }
 
+/* An ELF file of a module, opened. */
+struct opened_elf {
+	const struct space_module *m;
+	int fd;
+	Elf *elf;
+};
+
+static void
+close_elf(struct opened_elf *o)
+{
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	o->elf = NULL;
+	o->fd = -1;
+}
+
+/* Opens path, if it is the module's file, or its debug file: its build-id says. */
+static bool
+open_elf(struct opened_elf *o, const char *path)
+{
+	o->fd = open(path, O_RDONLY | O_CLOEXEC);
+	o->elf = o->fd >= 0 ? elf_open_fd(o->fd) : NULL;
+	if (o->elf && elf_build_id_is(o->elf, o->m->build_id, o->m->build_id_len))
+		return true;
+	close_elf(o);
+	return false;
+}
+
+/* A separate debug file with .debug_frame, for code .eh_frame does not describe. */
+static bool
+take_debug_frame(const char *path, void *ctx)
+{
+	struct opened_elf *o = ctx;
+	GElf_Shdr sh;
+
+	if (!open_elf(o, path))
+		return false;
+	if (elf_section_named(o->elf, ".debug_frame", &sh))
+		return true;
+	close_elf(o);
+	return false;
+}
+
 static void
 load_file(struct unwind_maps *u, struct unwind_file *f, const struct space_module *m)
 {
+	const char *path = m->open_path ? m->open_path : m->path;
+	struct opened_elf file = { .m = m }, debug = { .m = m, .fd = -1 };
 	struct unwind_table t;
-	int fd = open(m->open_path ? m->open_path : m->path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
+	GElf_Shdr sh;
 
 	f->state = FILE_UNTABLED;
-	if (elf && elf_build_id_is(elf, m->build_id, m->build_id_len) &&
-	    (f->loads = elf_loads(elf, &f->nloads)) && f->nloads &&
-	    !unwind_table_build(elf, &t)) {
+	if (!open_elf(&file, path))
+		return;
+	if (!elf_section_named(file.elf, ".debug_frame", &sh))
+		debug_file_find(m, path, DEBUG_DIR_DEFAULT, take_debug_frame, &debug);
+	if ((f->loads = elf_loads(file.elf, &f->nloads)) && f->nloads &&
+	    !unwind_table_build(file.elf, debug.elf ? debug.elf : file.elf, &t)) {
 		f->lowest = elf_loads_lowest(f->loads, f->nloads);
 		if (t.nrows && add_table(u, f, &t))
 			f->state = FILE_TABLED;
@@ -176,10 +226,8 @@ load_file(struct unwind_maps *u, struct unwind_file *f, const struct space_modul
 			u->files_without_room++;
 		unwind_table_free(&t);
 	}
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	close_elf(&debug);
+	close_elf(&file);
 }
 
 static struct unwind_file *

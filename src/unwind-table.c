@@ -279,12 +279,12 @@ decode_start(int encoding, const uint8_t *p, const uint8_t *end, uint64_t vaddr,
 	}
 }
 
-/* The .eh_frame section: its data and address. */
+/* A section of frame descriptions: its data and address. */
 static Elf_Data *
-eh_frame_section(Elf *elf, uint64_t *vaddr)
+frame_section(Elf *elf, const char *name, uint64_t *vaddr)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_named(elf, ".eh_frame", &sh);
+	Elf_Scn *scn = elf_section_named(elf, name, &sh);
 
 	if (!scn || sh.sh_type != SHT_PROGBITS)
 		return NULL;
@@ -301,13 +301,14 @@ by_address(const void *a, const void *b)
 }
 
 /*
- * Where the FDEs start, sorted, found by reading .eh_frame entry by entry:
- * a static program has no .eh_frame_hdr (the C library registers its
- * frames at start instead).  Returns the count; 0 when an FDE cannot be
- * read, as the builder then takes none.
+ * Where the FDEs start, sorted, found by reading the section entry by
+ * entry: .eh_frame in a static program, which has no .eh_frame_hdr (the
+ * C library registers its frames at start instead), or .debug_frame.
+ * Returns the count; 0 when an FDE cannot be read, as the builder then
+ * takes none.
  */
 static size_t
-scan_descriptions(Elf *elf, uint64_t **starts)
+scan_descriptions(Elf *elf, bool eh, uint64_t **starts)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	struct u64map encodings;	/* CIE offset + 1 -> encoding + 1 */
@@ -315,13 +316,13 @@ scan_descriptions(Elf *elf, uint64_t **starts)
 	Dwarf_Off offset = 0, next;
 	Dwarf_CFI_Entry entry, cie;
 	uint64_t vaddr;
-	Elf_Data *data = eh_frame_section(elf, &vaddr);
+	Elf_Data *data = frame_section(elf, eh ? ".eh_frame" : ".debug_frame", &vaddr);
 
 	*starts = NULL;
 	if (!data || !ident)
 		return 0;
 	u64map_init(&encodings);
-	while (dwarf_next_cfi(ident, data, true, offset, &next, &entry) == 0) {
+	while (dwarf_next_cfi(ident, data, eh, offset, &next, &entry) == 0) {
 		struct u64map_slot *slot;
 		int encoding;
 		uint64_t start;
@@ -333,7 +334,7 @@ scan_descriptions(Elf *elf, uint64_t **starts)
 		if (slot) {
 			encoding = (int)slot->value - 1;
 		} else {
-			encoding = dwarf_next_cfi(ident, data, true, entry.fde.CIE_pointer,
+			encoding = dwarf_next_cfi(ident, data, eh, entry.fde.CIE_pointer,
 						  &next, &cie) == 0 && dwarf_cfi_cie_p(&cie) ?
 				   fde_encoding(&cie.cie) : -1;
 			u64map_put(&encodings, entry.fde.CIE_pointer + 1, (uint64_t)(encoding + 1));
@@ -362,39 +363,68 @@ description_starts(Elf *elf, uint64_t **starts)
 	size_t i;
 
 	if (!eh_frame_index_read(elf, &index))
-		return scan_descriptions(elf, starts);
+		return scan_descriptions(elf, true, starts);
 	*starts = xreallocarray(NULL, index.count ? index.count : 1, sizeof(**starts));
 	for (i = 0; i < index.count; i++)
 		(*starts)[i] = eh_frame_index_start(&index, i);
 	return index.count;
 }
 
+/* The .debug_frame of debug, if it describes any code: its FDEs' starts and CFI. */
+static size_t
+debug_frame(Elf *debug, uint64_t **starts, Dwarf **dwarf, Dwarf_CFI **cfi)
+{
+	size_t n = debug ? scan_descriptions(debug, false, starts) : 0;
+
+	*dwarf = n ? dwarf_begin_elf(debug, DWARF_C_READ, NULL) : NULL;
+	*cfi = *dwarf ? dwarf_getcfi(*dwarf) : NULL;
+	if (*cfi)
+		return n;
+	if (*dwarf)
+		dwarf_end(*dwarf);
+	*dwarf = NULL;
+	return 0;
+}
+
 int
-unwind_table_build(Elf *elf, struct unwind_table *t)
+unwind_table_build(Elf *elf, Elf *debug, struct unwind_table *t)
 {
 	struct builder b = { .t = t };
-	uint64_t *starts;
-	size_t i, n;
-	Dwarf_CFI *cfi;
+	uint64_t *eh, *dbg = NULL;
+	size_t n_eh, n_dbg, i = 0, j = 0;
+	Dwarf_CFI *eh_cfi = NULL, *dbg_cfi;
+	Dwarf *dwarf;
 
 	memset(t, 0, sizeof(*t));
-	n = description_starts(elf, &starts);
-	if (!n) {
-		free(starts);
-		return -ENOENT;
-	}
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi) {
-		free(starts);
+	n_eh = description_starts(elf, &eh);
+	if (n_eh && !(eh_cfi = dwarf_getcfi_elf(elf))) {
+		free(eh);
 		return -EINVAL;
 	}
+	n_dbg = debug_frame(debug, &dbg, &dwarf, &dbg_cfi);
 	u64map_init(&b.rules);
-	for (i = 0; i < n; i++)
-		add_description(&b, cfi, starts[i], i + 1 < n ? starts[i + 1] : UINT64_MAX);
+	/* Both in address order; where both describe an address, .eh_frame does. */
+	while (i < n_eh || j < n_dbg) {
+		bool from_eh = j == n_dbg || (i < n_eh && eh[i] <= dbg[j]);
+		uint64_t start = from_eh ? eh[i] : dbg[j], limit;
+
+		if (from_eh)
+			i++;
+		for (j += !from_eh; j < n_dbg && dbg[j] <= start; j++)
+			;
+		limit = i < n_eh ? eh[i] : UINT64_MAX;
+		if (j < n_dbg && dbg[j] < limit)
+			limit = dbg[j];
+		add_description(&b, from_eh ? eh_cfi : dbg_cfi, start, limit);
+	}
 	u64map_free(&b.rules);
-	dwarf_cfi_end(cfi);
-	free(starts);
-	return 0;
+	if (eh_cfi)
+		dwarf_cfi_end(eh_cfi);
+	if (dwarf)
+		dwarf_end(dwarf);
+	free(eh);
+	free(dbg);
+	return n_eh || n_dbg ? 0 : -ENOENT;
 }
 
 const struct ms_unwind_rule *

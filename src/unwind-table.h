@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The unwind table of a file: its call frame information (.eh_frame),
- * reduced to the rules a walker in BPF can apply without interpreting
- * DWARF.  Each row says from which address on a rule holds, until the
+ * The unwind table of a file: its call frame information (.eh_frame,
+ * and .debug_frame where that is all a function has), reduced to the
+ * rules a walker in BPF can apply without interpreting DWARF.  Each row says from which address on a rule holds, until the
  * next row; rows are sorted, and a row that repeats the rule before it
  * is dropped.  A rule gives the canonical frame address (CFA) from rsp
  * or rbp, takes the return address from CFA - 8, and says where the
@@ -34,10 +34,13 @@ struct unwind_table {
 
 /*
  * Builds the table of the file from its .eh_frame, found through its
- * .eh_frame_hdr search table.  Returns 0, -ENOENT when the file has
- * neither, or -EINVAL when its frame descriptions cannot be read.
+ * .eh_frame_hdr search table or read entry by entry, and from the
+ * .debug_frame of debug (the file itself or its separate debug file;
+ * NULL for none) for the code .eh_frame does not describe.  Returns 0,
+ * -ENOENT when neither describes any code, or -EINVAL when .eh_frame
+ * cannot be read.
  */
-int unwind_table_build(Elf *elf, struct unwind_table *t);
+int unwind_table_build(Elf *elf, Elf *debug, struct unwind_table *t);
 /*
  * A rule as a key, not 0, for a u64map: rules whose keys are equal are.
  * An rbp_offset takes 23 bits: the builder marks a rule with more.

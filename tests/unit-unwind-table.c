@@ -107,7 +107,7 @@ test_own_frames(void)
 
 	dl_iterate_phdr(main_program, NULL);
 	elf = open_elf("/proc/self/exe", &fd);
-	tap_eq_i64(unwind_table_build(elf, &t), 0, "this program's table builds");
+	tap_eq_i64(unwind_table_build(elf, NULL, &t), 0, "this program's table builds");
 	tap_ok(well_formed(&t), "its %zu rows are sorted, each a change of rule, "
 	       "among %zu distinct rules", t.nrows, t.nrules);
 
@@ -223,7 +223,7 @@ test_libc(void)
 	if (!dl_iterate_phdr(libc_path, path))
 		tap_bail("this program runs with no libc.so");
 	elf = open_elf(path, &fd);
-	tap_eq_i64(unwind_table_build(elf, &t), 0, "the C library's table builds");
+	tap_eq_i64(unwind_table_build(elf, NULL, &t), 0, "the C library's table builds");
 	tap_ok(well_formed(&t) && t.nrows > 1000,
 	       "the C library's %zu rows are well formed", t.nrows);
 	for (i = 0; i < t.nrows; i++)

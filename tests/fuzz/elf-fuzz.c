@@ -64,7 +64,7 @@ build_unwind_table(int fd)
 
 	if (!elf)
 		return;
-	if (unwind_table_build(elf, &t) == 0)
+	if (unwind_table_build(elf, elf, &t) == 0)
 		for (i = 0; i < t.nrows; i++)
 			if (t.rows[i].rule >= t.nrules ||
 			    (i && t.rows[i].pc <= t.rows[i - 1].pc))
