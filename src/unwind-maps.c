@@ -15,8 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* A module's file, as the walker needs it. */
+/* A file, as the walker needs it: one for all the modules of its build-id. */
 struct unwind_file {
+	uint32_t module;	/* the first module of the file: where to read it */
 	enum { FILE_UNREAD, FILE_TABLED, FILE_UNTABLED } state;
 	GElf_Phdr *loads;
 	size_t nloads;
@@ -26,10 +27,10 @@ struct unwind_file {
 	uint64_t unused_since;	/* when users fell to 0: the longest unused goes first */
 };
 
-/* The files a process's space has, by module index. */
+/* The files a process's space has, by index + 1. */
 struct space_files {
 	size_t n;
-	uint32_t module[MS_UNWIND_MAPPINGS];
+	uint32_t file[MS_UNWIND_MAPPINGS];
 };
 
 /* The array map, mapped, as entries of the given size. */
@@ -114,7 +115,8 @@ release_unused(struct unwind_maps *u)
 	free_runs_give(&u->free_pages, oldest->first_page, oldest->npages);
 	free_runs_give(&u->free_rows, oldest->first_row, oldest->nrows);
 	free(oldest->loads);
-	memset(oldest, 0, sizeof(*oldest));
+	oldest->loads = NULL;
+	oldest->state = FILE_UNREAD;
 	return true;
 }
 
@@ -230,22 +232,46 @@ load_file(struct unwind_maps *u, struct unwind_file *f, const struct space_modul
 	close_elf(&file);
 }
 
-static struct unwind_file *
+/* The file of the module: that of an earlier module of the same build-id, or a new one. */
+static uint32_t
+file_index(struct unwind_maps *u, const struct address_spaces *a, uint32_t module)
+{
+	const struct space_module *m = &a->modules[module - 1];
+	size_t i;
+
+	for (i = 0; m->build_id_len && i < u->nfiles; i++) {
+		const struct space_module *first = &a->modules[u->files[i].module - 1];
+
+		if (first->build_id_len == m->build_id_len &&
+		    !memcmp(first->build_id, m->build_id, m->build_id_len))
+			return (uint32_t)i + 1;
+	}
+	u->files = xgrow(u->files, &u->files_cap, u->nfiles + 1, sizeof(*u->files));
+	u->files[u->nfiles] = (struct unwind_file){ .module = module };
+	return (uint32_t)++u->nfiles;
+}
+
+/* The module's file, its table loaded, or 0 when it has none. */
+static uint32_t
 file_of(struct unwind_maps *u, const struct address_spaces *a, uint32_t module)
 {
 	struct unwind_file *f;
 
 	if (!module || module > a->nmodules)
-		return NULL;
-	if (u->nfiles < a->nmodules) {
-		u->files = xgrow(u->files, &u->files_cap, a->nmodules, sizeof(*u->files));
-		memset(u->files + u->nfiles, 0, (a->nmodules - u->nfiles) * sizeof(*u->files));
-		u->nfiles = a->nmodules;
+		return 0;
+	if (u->nmodules < a->nmodules) {
+		u->module_file = xgrow(u->module_file, &u->module_file_cap, a->nmodules,
+				       sizeof(*u->module_file));
+		memset(u->module_file + u->nmodules, 0,
+		       (a->nmodules - u->nmodules) * sizeof(*u->module_file));
+		u->nmodules = a->nmodules;
 	}
-	f = &u->files[module - 1];
+	if (!u->module_file[module - 1])
+		u->module_file[module - 1] = file_index(u, a, module);
+	f = &u->files[u->module_file[module - 1] - 1];
 	if (f->state == FILE_UNREAD)
-		load_file(u, f, &a->modules[module - 1]);
-	return f->state == FILE_TABLED ? f : NULL;
+		load_file(u, f, &a->modules[f->module - 1]);
+	return f->state == FILE_TABLED ? u->module_file[module - 1] : 0;
 }
 
 static int
@@ -257,17 +283,17 @@ by_start(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Counts the module's file as used by the space, once however many mappings. */
+/* Counts the file as used by the space, once however many mappings. */
 static void
-hold(struct unwind_maps *u, struct space_files *held, uint32_t module)
+hold(struct unwind_maps *u, struct space_files *held, uint32_t file)
 {
 	size_t i;
 
 	for (i = 0; i < held->n; i++)
-		if (held->module[i] == module)
+		if (held->file[i] == file)
 			return;
-	held->module[held->n++] = module;
-	u->files[module - 1].users++;
+	held->file[held->n++] = file;
+	u->files[file - 1].users++;
 }
 
 /* Ends a space's uses of its files, which become free to release once unused. */
@@ -277,7 +303,7 @@ let_go(struct unwind_maps *u, struct space_files *held)
 	size_t i;
 
 	for (i = 0; i < held->n; i++) {
-		struct unwind_file *f = &u->files[held->module[i] - 1];
+		struct unwind_file *f = &u->files[held->file[i] - 1];
 
 		if (!--f->users)
 			f->unused_since = ++u->clock;
@@ -302,7 +328,8 @@ write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 
 	for (i = 0; as && i < as->n && space->n < MS_UNWIND_MAPPINGS; i++) {
 		const struct space_mapping *m = &as->maps[i];
-		struct unwind_file *f = file_of(u, a, m->module);
+		uint32_t file = file_of(u, a, m->module);
+		struct unwind_file *f = file ? &u->files[file - 1] : NULL;
 		uint64_t bias;
 
 		if (!f || !elf_mapping_bias(f->loads, f->nloads, m->start, m->offset, &bias))
@@ -311,7 +338,7 @@ write_space(struct unwind_maps *u, const struct address_spaces *a, uint32_t pid)
 			.start = m->start, .end = m->end, .base = bias + f->lowest,
 			.first_page = f->first_page, .npages = f->npages,
 		};
-		hold(u, held, m->module);
+		hold(u, held, file);
 	}
 	qsort(space->m, space->n, sizeof(space->m[0]), by_start);
 	if (space->n)
@@ -364,6 +391,7 @@ unwind_maps_close(struct unwind_maps *u)
 	for (i = 0; i < u->nfiles; i++)
 		free(u->files[i].loads);
 	free(u->files);
+	free(u->module_file);
 	free_runs_free(&u->free_pages);
 	free_runs_free(&u->free_rows);
 	u64map_free(&u->rule_index);
