@@ -8,11 +8,15 @@
 
 enum { U64MAP_MIN_CAPACITY = 16 };
 
-/* Fibonacci hashing spreads the aligned addresses malloc returns. */
+/*
+ * Fibonacci hashing: the product's top bits, which every bit of the key
+ * moves.  Middle bits would leave out the key's high half, where the
+ * report's keys keep their ids (id << 32 | generation): all in one slot.
+ */
 static size_t
 slot_of(const struct u64map *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & m->mask;
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_popcountll(m->mask)));
 }
 
 void
