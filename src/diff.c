@@ -263,6 +263,45 @@ print_figures(FILE *out, const struct site_figures *a, const struct site_figures
 	fputc('\n', out);
 }
 
+/*
+ * Says which files A and B mapped from one path but in different builds:
+ * frames are named through the file on disk, one build at most, and the
+ * other's unnamed frames match nothing, so code that did not change can
+ * show as gone in A and new in B.
+ */
+static void
+warn_different_builds(const struct replay *p, char *const *names)
+{
+	const struct address_spaces *a = &p[0].sites.spaces, *b = &p[1].sites.spaces;
+	size_t i, j, k;
+
+	for (i = 0; i < a->nmodules; i++) {
+		const struct space_module *ma = &a->modules[i];
+		bool same_build = false, other_build = false;
+
+		/* Once a path, at its first module in A. */
+		for (k = 0; k < i && strcmp(a->modules[k].path, ma->path); k++)
+			;
+		if (k < i || !ma->build_id_len)
+			continue;
+		for (j = 0; j < b->nmodules; j++) {
+			const struct space_module *mb = &b->modules[j];
+
+			if (strcmp(mb->path, ma->path) || !mb->build_id_len)
+				continue;
+			if (mb->build_id_len == ma->build_id_len &&
+			    !memcmp(mb->build_id, ma->build_id, ma->build_id_len))
+				same_build = true;
+			else
+				other_build = true;
+		}
+		if (other_build && !same_build)
+			error_msg("warning: %s and %s ran different builds of %s: only the "
+				  "installed one's frames can be named, so code that did not "
+				  "change may show as gone and new", names[0], names[1], ma->path);
+	}
+}
+
 static void
 print_text(FILE *out, const struct chains *c, const struct replay *p,
 	   char *const *files, size_t top, enum site_metric m)
@@ -488,6 +527,7 @@ diff_main(int argc, char **argv)
 		p[i].symbolizer.full_names = full_names;
 	}
 	if (!ret) {
+		warn_different_builds(p, argv + optind);
 		add_sites(&c, &p[0], 0);
 		add_sites(&c, &p[1], 1);
 		merge_chains(&c);
