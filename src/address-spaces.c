@@ -152,3 +152,10 @@ address_space_find(const struct address_space *as, uint64_t addr)
 			return &as->maps[i];
 	return NULL;
 }
+
+bool
+space_modules_same_build(const struct space_module *a, const struct space_module *b)
+{
+	return a->build_id_len && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}

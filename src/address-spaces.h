@@ -8,6 +8,7 @@
 #ifndef MEMSUP_ADDRESS_SPACES_H
 #define MEMSUP_ADDRESS_SPACES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "record.h"
@@ -50,5 +51,7 @@ struct address_space *address_spaces_get(struct address_spaces *a, uint32_t pid)
 /* The mapping of as that holds addr, or NULL. */
 const struct space_mapping *address_space_find(const struct address_space *as,
 					       uint64_t addr);
+/* Whether a and b are one build of a file: both have a build-id, the same. */
+bool space_modules_same_build(const struct space_module *a, const struct space_module *b);
 
 #endif

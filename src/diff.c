@@ -289,8 +289,7 @@ warn_different_builds(const struct replay *p, char *const *names)
 
 			if (strcmp(mb->path, ma->path) || !mb->build_id_len)
 				continue;
-			if (mb->build_id_len == ma->build_id_len &&
-			    !memcmp(mb->build_id, ma->build_id, ma->build_id_len))
+			if (space_modules_same_build(ma, mb))
 				same_build = true;
 			else
 				other_build = true;

@@ -526,15 +526,14 @@ main(int argc, char **argv)
 	}
 	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_AUTO) {
 #ifdef HAVE_LIBDW
-		if (!o.quiet)
-			error_msg("note: this memsup has no DWARF unwinder: stacks are "
-				  "walked from unwind tables and frame pointers, never copied");
+		const char *how = "walked from unwind tables and frame pointers, never copied";
 #else
-		if (!o.quiet)
-			error_msg("note: this memsup has no DWARF unwinder: stacks are "
-				  "taken from frame pointers only");
+		const char *how = "taken from frame pointers only";
+
 		o.bpf.stack_mode = MS_STACK_FP;
 #endif
+		if (!o.quiet)
+			error_msg("note: this memsup has no DWARF unwinder: stacks are %s", how);
 	}
 	if (!o.attach_pid) {
 		o.argc = argc - optind;

@@ -239,13 +239,9 @@ file_index(struct unwind_maps *u, const struct address_spaces *a, uint32_t modul
 	const struct space_module *m = &a->modules[module - 1];
 	size_t i;
 
-	for (i = 0; m->build_id_len && i < u->nfiles; i++) {
-		const struct space_module *first = &a->modules[u->files[i].module - 1];
-
-		if (first->build_id_len == m->build_id_len &&
-		    !memcmp(first->build_id, m->build_id, m->build_id_len))
+	for (i = 0; m->build_id_len && i < u->nfiles; i++)
+		if (space_modules_same_build(&a->modules[u->files[i].module - 1], m))
 			return (uint32_t)i + 1;
-	}
 	u->files = xgrow(u->files, &u->files_cap, u->nfiles + 1, sizeof(*u->files));
 	u->files[u->nfiles] = (struct unwind_file){ .module = module };
 	return (uint32_t)++u->nfiles;
