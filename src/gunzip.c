@@ -84,12 +84,14 @@ inflate_some(struct gunzip *g)
 			if (!g->in_member)
 				return;
 		}
-		if (!g->zs.avail_in) {
+		if (!g->zs.avail_in && !g->input_end) {
 			more_input(g);
-			if (g->input_end && !g->zs.avail_in)
-				set_error(g, GUNZIP_CUT, "unexpected end of file");
 			continue;
 		}
+		/*
+		 * Even with no input left: when the last call filled the
+		 * output, inflate may hold decoded bytes still to give.
+		 */
 		g->zs.next_out = g->out;
 		g->zs.avail_out = OUT_SIZE;
 		zerr = inflate(&g->zs, Z_NO_FLUSH);
@@ -99,6 +101,8 @@ inflate_some(struct gunzip *g)
 			g->in_member = false;
 		else if (zerr != Z_OK && zerr != Z_BUF_ERROR)
 			set_error(g, GUNZIP_DAMAGED, g->zs.msg ? g->zs.msg : "inflate failed");
+		else if (!g->out_have && !g->zs.avail_in && g->input_end)
+			set_error(g, GUNZIP_CUT, "unexpected end of file");
 	}
 }
 
