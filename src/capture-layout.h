@@ -4,13 +4,18 @@
 #define MEMSUP_CAPTURE_LAYOUT_H
 
 #define CAPTURE_MAGIC "MEMSUPc\n"
-/* Reads 1 (no stacks), 2 (no regions) and 3 (no call flags). */
-#define CAPTURE_VERSION 4
+/*
+ * Reads 1 (no stacks), 2 (no regions), 3 (no call flags) and 4 (no
+ * frame names).
+ */
+#define CAPTURE_VERSION 5
 
 /* Record types of the file only; REC_* (record.h) are written as they are. */
 enum {
 	CAPTURE_REC_META = 16,
 	CAPTURE_REC_END = 17,
+	CAPTURE_REC_STRINGS = 18,	/* from version 5 */
+	CAPTURE_REC_NAMES = 19,		/* from version 5 */
 };
 
 enum {
@@ -41,6 +46,17 @@ enum {
 					 * u64 dropped stacks,
 					 * u64 vanished threads */
 	CAPTURE_END_LEN = 76,		/* + u32 CRC-32 of every byte before */
+	CAPTURE_STRINGS_MIN = 4,	/* u32 first id, then strings, each
+					 * NUL-terminated */
+	CAPTURE_NAMES_MIN = 26,		/* u32 path id, u8 flags, u8 build-id
+					 * length, 20 bytes of build-id, then
+					 * frames */
+	CAPTURE_NAMES_FRAME = 17,	/* u64 offset, u64 function offset,
+					 * u8 n, then n functions */
+	CAPTURE_NAMES_FUNCTION = 8,	/* u32 name id, u32 where id */
 };
+
+/* NAMES flags. */
+#define CAPTURE_NAMES_EXPORTED_ONLY 0x1
 
 #endif

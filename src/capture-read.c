@@ -3,6 +3,7 @@
 #include "capture.h"
 #include "capture-layout.h"
 #include "error.h"
+#include "frame-names.h"
 #include "gunzip.h"
 #include "le.h"
 #include "record.h"
@@ -31,6 +32,7 @@ struct capture_reader {
 	char path[CAPTURE_MAX_PAYLOAD + 1];	/* of the last EXEC or MAPPING,
 						 * or the last REGION's name */
 	uint64_t frames[MS_STACK_MAX];		/* of the last STACK */
+	struct frame_names names;		/* from STRINGS and NAMES */
 	unsigned char payload[CAPTURE_MAX_PAYLOAD];
 	char error[256];
 };
@@ -117,6 +119,7 @@ capture_open(const char *path)
 	if (fd < 0)
 		return NULL;
 	rd = xcalloc(1, sizeof(*rd));
+	frame_names_init(&rd->names);
 	rd->in = gunzip_open(fd);
 	if (!rd->in) {
 		close(fd);
@@ -255,6 +258,68 @@ decode(struct capture_reader *rd, uint16_t type, size_t len, struct record *r)
 	return 1;
 }
 
+/* Strings, numbered on from the last ones read. */
+static int
+read_strings(struct capture_reader *rd, size_t len)
+{
+	const char *p = (const char *)rd->payload;
+	size_t at = CAPTURE_STRINGS_MIN;
+
+	if (len < CAPTURE_STRINGS_MIN ||
+	    get_le32(rd->payload) != rd->names.nstrings + 1 ||
+	    (len > at && p[len - 1] != '\0'))
+		return fail(rd, "damaged: a strings record after record %llu",
+			    (unsigned long long)rd->records);
+	while (at < len) {
+		size_t n = strlen(p + at);
+
+		frame_names_append(&rd->names, p + at, n);
+		at += n + 1;
+	}
+	return 0;
+}
+
+/* One file's frames, their functions naming strings read before. */
+static int
+read_names(struct capture_reader *rd, size_t len)
+{
+	const unsigned char *p = rd->payload;
+	struct frame_names_function fu[FRAME_NAMES_MAX_FUNCTIONS];
+	struct frame_names_file *f;
+	uint32_t known = rd->names.nstrings, path;
+	size_t at = CAPTURE_NAMES_MIN;
+	uint8_t k, n;
+
+	if (len < CAPTURE_NAMES_MIN || !(path = get_le32(p)) || path > known ||
+	    p[4] & ~CAPTURE_NAMES_EXPORTED_ONLY || p[5] > BUILD_ID_MAX)
+		goto damaged;
+	f = frame_names_file(&rd->names, path, p + 6, p[5]);
+	f->exported_only = p[4] & CAPTURE_NAMES_EXPORTED_ONLY;
+	while (at < len) {
+		if (len - at < CAPTURE_NAMES_FRAME)
+			goto damaged;
+		n = p[at + 16];
+		if (len - at - CAPTURE_NAMES_FRAME < (size_t)n * CAPTURE_NAMES_FUNCTION)
+			goto damaged;
+		for (k = 0; k < n; k++) {
+			const unsigned char *q = p + at + CAPTURE_NAMES_FRAME +
+						 (size_t)k * CAPTURE_NAMES_FUNCTION;
+
+			fu[k] = (struct frame_names_function){ get_le32(q), get_le32(q + 4) };
+			if (fu[k].name > known || fu[k].where > known)
+				goto damaged;
+		}
+		if (!frame_names_add(&rd->names, f, get_le64(p + at), get_le64(p + at + 8),
+				     fu, n))
+			goto damaged;
+		at += CAPTURE_NAMES_FRAME + (size_t)n * CAPTURE_NAMES_FUNCTION;
+	}
+	return 0;
+damaged:
+	return fail(rd, "damaged: a names record after record %llu",
+		    (unsigned long long)rd->records);
+}
+
 /*
  * Nothing may follow END, and the gzip stream must end whole there: its
  * trailer holds the CRC that vouches for everything read.  Bytes after
@@ -375,6 +440,14 @@ capture_next(struct capture_reader *rd, struct record *r)
 			set_command(rd, rd->payload + CAPTURE_META_FIXED,
 				    len - CAPTURE_META_FIXED);
 			break;
+		case CAPTURE_REC_STRINGS:
+			if (rd->version >= 5 && read_strings(rd, len))
+				return -1;
+			break;
+		case CAPTURE_REC_NAMES:
+			if (rd->version >= 5 && read_names(rd, len))
+				return -1;
+			break;
 		case CAPTURE_REC_END:
 			return read_end(rd, len) ? -1 : 0;
 		default:
@@ -402,6 +475,12 @@ capture_error(const struct capture_reader *rd)
 	return rd->error;
 }
 
+const struct frame_names *
+capture_names(const struct capture_reader *rd)
+{
+	return &rd->names;
+}
+
 const char *
 capture_command(const struct capture_reader *rd)
 {
@@ -414,5 +493,6 @@ capture_close(struct capture_reader *rd)
 	if (!rd)
 		return;
 	gunzip_close(rd->in);
+	frame_names_free(&rd->names);
 	free(rd);
 }

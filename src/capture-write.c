@@ -3,6 +3,7 @@
 #include "capture.h"
 #include "capture-layout.h"
 #include "error.h"
+#include "frame-names.h"
 #include "le.h"
 #include "record.h"
 
@@ -294,6 +295,89 @@ capture_write(struct capture_writer *w, const struct record *r)
 	}
 	write_record(w, (uint16_t)r->type, buf, len);
 	w->records++;
+	return w->error;
+}
+
+/* The strings, as many to a record as fit, cut to what one holds. */
+static void
+write_strings(struct capture_writer *w, const struct frame_names *fn)
+{
+	unsigned char buf[CAPTURE_MAX_PAYLOAD];
+	size_t len = 0, n;
+	uint32_t i;
+
+	for (i = 0; i < fn->nstrings; i++) {
+		n = strlen(fn->strings[i]);
+		if (n > CAPTURE_MAX_PAYLOAD - CAPTURE_STRINGS_MIN - 1)
+			n = CAPTURE_MAX_PAYLOAD - CAPTURE_STRINGS_MIN - 1;
+		if (len && len + n + 1 > sizeof(buf)) {
+			write_record(w, CAPTURE_REC_STRINGS, buf, len);
+			len = 0;
+		}
+		if (!len) {
+			put_le32(buf, i + 1);
+			len = CAPTURE_STRINGS_MIN;
+		}
+		memcpy(buf + len, fn->strings[i], n);
+		buf[len + n] = '\0';
+		len += n + 1;
+	}
+	if (len)
+		write_record(w, CAPTURE_REC_STRINGS, buf, len);
+}
+
+static size_t
+put_names_head(unsigned char *buf, const struct frame_names_file *f)
+{
+	put_le32(buf, f->path);
+	buf[4] = f->exported_only ? CAPTURE_NAMES_EXPORTED_ONLY : 0;
+	buf[5] = f->build_id_len;
+	memset(buf + 6, 0, BUILD_ID_MAX);
+	memcpy(buf + 6, f->build_id, f->build_id_len);
+	return CAPTURE_NAMES_MIN;
+}
+
+/* A file's frames, as many to a record as fit, each record with the file's head. */
+static void
+write_file_names(struct capture_writer *w, const struct frame_names *fn,
+		 const struct frame_names_file *f)
+{
+	unsigned char buf[CAPTURE_MAX_PAYLOAD];
+	size_t len = 0, i;
+	uint8_t k;
+
+	for (i = 0; i < f->nframes; i++) {
+		const struct frame_names_frame *fr = &f->frames[i];
+		const struct frame_names_function *fu = fn->functions + fr->first;
+
+		if (len && len + CAPTURE_NAMES_FRAME + CAPTURE_NAMES_FUNCTION * (size_t)fr->n >
+			   sizeof(buf)) {
+			write_record(w, CAPTURE_REC_NAMES, buf, len);
+			len = 0;
+		}
+		if (!len)
+			len = put_names_head(buf, f);
+		put_le64(buf + len, fr->offset);
+		put_le64(buf + len + 8, fr->function_offset);
+		buf[len + 16] = fr->n;
+		len += CAPTURE_NAMES_FRAME;
+		for (k = 0; k < fr->n; k++, len += CAPTURE_NAMES_FUNCTION) {
+			put_le32(buf + len, fu[k].name);
+			put_le32(buf + len + 4, fu[k].where);
+		}
+	}
+	if (len)
+		write_record(w, CAPTURE_REC_NAMES, buf, len);
+}
+
+int
+capture_write_names(struct capture_writer *w, const struct frame_names *fn)
+{
+	size_t i;
+
+	write_strings(w, fn);
+	for (i = 0; i < fn->nfiles; i++)
+		write_file_names(w, fn, &fn->files[i]);
 	return w->error;
 }
 

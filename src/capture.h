@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct frame_names;
 struct record;
 
 /* The tree was killed: it could not be stopped in time to drain the ring. */
@@ -59,6 +60,11 @@ int capture_set_owner(struct capture_writer *w, uid_t uid, gid_t gid);
 /* Returns 0 or a negative errno; the first error sticks. */
 int capture_write(struct capture_writer *w, const struct record *r);
 /*
+ * Writes the names of the capture's frames (STRINGS and NAMES records),
+ * once, before capture_finish.  Returns 0 or the first error, as above.
+ */
+int capture_write_names(struct capture_writer *w, const struct frame_names *fn);
+/*
  * Pushes the records written so far to the file, so that a memsup killed
  * later leaves them readable (a capture cut short).  Each call costs a
  * few bytes of compression.  Returns 0 or the first error, as above.
@@ -92,6 +98,8 @@ bool capture_cut(const struct capture_reader *rd);
 /* After END or a cut: the run's totals; NULL before or when damaged. */
 const struct capture_end *capture_totals(const struct capture_reader *rd);
 const char *capture_error(const struct capture_reader *rd);
+/* The names of its frames the capture holds, as read so far. */
+const struct frame_names *capture_names(const struct capture_reader *rd);
 /* The command line the capture was taken of, space-separated. */
 const char *capture_command(const struct capture_reader *rd);
 void capture_close(struct capture_reader *rd);

@@ -7,12 +7,14 @@
 #include "config.h"
 #include "capture.h"
 #include "capture-layout.h"
+#include "frame-names.h"
 #include "le.h"
 #include "record.h"
 #include "tap.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -341,7 +343,8 @@ record_same(const struct record *got, const struct record *want)
 
 static int
 write_records(const char *path, int argc, char *const argv[],
-	      const struct record *records, size_t n, struct capture_end *end)
+	      const struct record *records, size_t n, const struct frame_names *names,
+	      struct capture_end *end)
 {
 	struct capture_writer *w;
 	size_t i;
@@ -353,6 +356,8 @@ write_records(const char *path, int argc, char *const argv[],
 	for (i = 0; i < n; i++)
 		if (!err)
 			err = capture_write(w, &records[i]);
+	if (!err && names)
+		err = capture_write_names(w, names);
 	if (err) {
 		capture_abort(w);
 		return err;
@@ -363,7 +368,7 @@ write_records(const char *path, int argc, char *const argv[],
 static int
 write_sample(const char *path, struct capture_end *end)
 {
-	return write_records(path, 4, sample_argv, sample, NSAMPLE, end);
+	return write_records(path, 4, sample_argv, sample, NSAMPLE, NULL, end);
 }
 
 static void
@@ -1371,12 +1376,97 @@ static const struct capture_end golden_end = {
 /* Where META's realtime sits: the wall clock of the run that wrote it. */
 enum { GOLDEN_REALTIME_AT = 20, GOLDEN_REALTIME_LEN = 8 };
 
+static const uint8_t golden_build_id[] = {
+	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc,
+	0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x0f, 0x1e, 0x2d, 0x3c,
+};
+
+/*
+ * The names of the golden frames: an inlined function and the one it is
+ * inlined into, an inlined one DWARF does not name, a frame in no
+ * function, and a file named from its exported symbols only.
+ */
+static void
+golden_names(struct frame_names *fn)
+{
+	struct frame_names_file *f;
+	struct frame_names_function fu[2];
+
+	f = frame_names_file(fn, frame_names_intern(fn, "/usr/bin/golden"),
+			     golden_build_id, sizeof(golden_build_id));
+	fu[0] = (struct frame_names_function){
+		frame_names_intern(fn, "std::vector<int, std::allocator<int> >::push_back(int const&)"),
+		frame_names_intern(fn, "/usr/include/c++/12/bits/stl_vector.h:1287") };
+	fu[1] = (struct frame_names_function){ frame_names_intern(fn, "parse_line(char const*)"),
+					       frame_names_intern(fn, "golden.cc:42") };
+	frame_names_add(fn, f, 0x2123, 0x33, fu, 2);
+	fu[0] = (struct frame_names_function){ 0, frame_names_intern(fn, "golden.cc:90") };
+	fu[1] = (struct frame_names_function){ frame_names_intern(fn, "main"),
+					       frame_names_intern(fn, "golden.cc:97") };
+	frame_names_add(fn, f, 0x30de, 0x1e, fu, 2);
+	frame_names_add(fn, f, 0x2456, 0, NULL, 0);
+	f = frame_names_file(fn, frame_names_intern(fn, "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+			     NULL, 0);
+	f->exported_only = true;
+	fu[0] = (struct frame_names_function){ frame_names_intern(fn, "__libc_start_call_main"), 0 };
+	frame_names_add(fn, f, 0x2ae5f, 0x7a, fu, 1);
+}
+
 static int
 write_golden(const char *path)
 {
 	struct capture_end end = golden_end;
+	struct frame_names fn;
+	int err;
 
-	return write_records(path, 3, golden_argv, golden, NGOLDEN, &end);
+	frame_names_init(&fn);
+	golden_names(&fn);
+	err = write_records(path, 3, golden_argv, golden, NGOLDEN, &fn, &end);
+	frame_names_free(&fn);
+	return err;
+}
+
+/* A frame's names as one line: "offset+function_offset: name@where, ...". */
+static const char *
+frame_text(char *buf, size_t len, const struct frame_names *fn,
+	   const struct frame_names_frame *fr)
+{
+	size_t at = (size_t)snprintf(buf, len, "%#" PRIx64 "+%#" PRIx64 ":", fr->offset,
+				     fr->function_offset);
+	uint8_t k;
+
+	for (k = 0; k < fr->n && at < len; k++) {
+		const struct frame_names_function *fu = &fn->functions[fr->first + k];
+		const char *name = frame_names_text(fn, fu->name);
+		const char *where = frame_names_text(fn, fu->where);
+
+		at += (size_t)snprintf(buf + at, len - at, " %s@%s", name ? name : "-",
+				       where ? where : "-");
+	}
+	return buf;
+}
+
+/* Every file and frame of fn, one line each, for the checks. */
+static char *
+names_text(const struct frame_names *fn)
+{
+	char *text = NULL, line[1024];
+	size_t size = 0, i, k;
+	FILE *out = open_memstream(&text, &size);
+
+	if (!out)
+		tap_bail("open_memstream");
+	for (i = 0; i < fn->nfiles; i++) {
+		const struct frame_names_file *f = &fn->files[i];
+
+		fprintf(out, "%s id%u%s:", frame_names_text(fn, f->path), f->build_id_len,
+			f->exported_only ? " exported" : "");
+		for (k = 0; k < f->nframes; k++)
+			fprintf(out, " [%s]", frame_text(line, sizeof(line), fn, &f->frames[k]));
+		fputc('\n', out);
+	}
+	fclose(out);
+	return text;
 }
 
 static const char *
@@ -1478,7 +1568,150 @@ test_golden(void)
 	tap_str_eq(totals ? end_text(got_end, sizeof(got_end), totals) : "none",
 		   want_end, "v%d.cap: every field of its END record",
 		   CAPTURE_VERSION);
+	{
+		struct frame_names fn;
+		char *got_names = names_text(capture_names(rd)), *want_names;
+
+		frame_names_init(&fn);
+		golden_names(&fn);
+		want_names = names_text(&fn);
+		tap_str_eq(got_names, want_names, "v%d.cap: every name of its frames",
+			   CAPTURE_VERSION);
+		free(got_names);
+		free(want_names);
+		frame_names_free(&fn);
+	}
 	capture_close(rd);
+}
+
+/* The content's nth record (from 0) of that type, or 0 when it has none. */
+static size_t
+find_record(const unsigned char *content, size_t len, uint16_t type, unsigned int nth)
+{
+	size_t at = CAPTURE_HEADER_LEN;
+
+	while (at + CAPTURE_RECORD_HEAD <= len) {
+		if (get_le16(content + at) == type && !nth--)
+			return at;
+		at += CAPTURE_RECORD_HEAD + get_le16(content + at + 2);
+	}
+	return 0;
+}
+
+/* Reads path's names (and records) to its end, as text. */
+static char *
+read_names_text(const char *path, struct outcome *o)
+{
+	struct capture_reader *rd = capture_open(path);
+	struct record r;
+	char *text;
+
+	if (!rd)
+		tap_bail("capture_open %s: %s", path, strerror(errno));
+	memset(o, 0, sizeof(*o));
+	while ((o->rc = capture_next(rd, &r)) == 1)
+		o->records++;
+	snprintf(o->error, sizeof(o->error), "%s", capture_error(rd));
+	text = names_text(capture_names(rd));
+	capture_close(rd);
+	return text;
+}
+
+/*
+ * Names past what one record holds: strings and frames spread over
+ * several records, a string too long for one cut to fit; and the damage
+ * a reader must refuse.
+ */
+static void
+test_names(void)
+{
+	char buf[PATH_LEN], name[128], *long_name, *want, *got;
+	const char *path = tmp_path(buf, "names.memsup");
+	struct capture_end end = { 0 };
+	struct frame_names fn;
+	struct frame_names_file *f;
+	struct frame_names_function fu[3];
+	unsigned char *content;
+	size_t len, at;
+	struct outcome o;
+	unsigned int i;
+
+	frame_names_init(&fn);
+	long_name = malloc(70000);
+	if (!long_name)
+		tap_bail("out of memory");
+	memset(long_name, 'x', 69999);
+	long_name[69999] = '\0';
+	f = frame_names_file(&fn, frame_names_intern(&fn, "/opt/app"), golden_build_id, 20);
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "function_%u_with_a_name_long_enough_to_fill_records", i);
+		fu[0] = (struct frame_names_function){ 0, frame_names_intern(&fn, "app.c:1") };
+		fu[1] = (struct frame_names_function){ frame_names_intern(&fn, name),
+						       frame_names_intern(&fn, "app.c:2") };
+		fu[2] = (struct frame_names_function){ frame_names_intern(&fn, "main"), 0 };
+		frame_names_add(&fn, f, 0x1000 + 16 * (uint64_t)i, i, fu, 3);
+	}
+	tap_ok(!frame_names_add(&fn, f, 0x1000, 0, fu, 1), "a frame is named once");
+	tap_eq_i64(frame_names_intern(&fn, "main"), fu[2].name, "a string is kept once");
+	f = frame_names_file(&fn, frame_names_intern(&fn, "/opt/lib.so"), NULL, 0);
+	fu[0] = (struct frame_names_function){ frame_names_intern(&fn, long_name), 0 };
+	frame_names_add(&fn, f, 0x42, 7, fu, 1);
+	if (write_records(path, 4, sample_argv, sample, NSAMPLE, &fn, &end))
+		tap_bail("cannot write %s", path);
+	content = gunzip_file(path, &len);
+	tap_ok(find_record(content, len, CAPTURE_REC_STRINGS, 2) &&
+	       find_record(content, len, CAPTURE_REC_NAMES, 3),
+	       "the names take several STRINGS and NAMES records");
+	/* What the reader must give back: the long name cut to fit one record. */
+	long_name[CAPTURE_MAX_PAYLOAD - CAPTURE_STRINGS_MIN - 1] = '\0';
+	free(fn.strings[fu[0].name - 1]);
+	fn.strings[fu[0].name - 1] = strdup(long_name);
+	want = names_text(&fn);
+	got = read_names_text(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE, "a capture with names reads whole (%s)",
+	       o.error);
+	tap_ok(!strcmp(got, want), "every name reads back as written, the long one cut");
+	free(got);
+
+	/* A STRINGS record numbered wrong: names would point at other strings. */
+	at = find_record(content, len, CAPTURE_REC_STRINGS, 1);
+	put_le32(content + at + CAPTURE_RECORD_HEAD, get_le32(content + at + CAPTURE_RECORD_HEAD) + 1);
+	gzip_file(path, content, len);
+	free(read_names_text(path, &o));
+	snprintf(name, sizeof(name), "damaged: a strings record after record %d", NSAMPLE);
+	tap_str_eq(o.error, name, "strings numbered wrong are damage");
+	put_le32(content + at + CAPTURE_RECORD_HEAD, get_le32(content + at + CAPTURE_RECORD_HEAD) - 1);
+
+	/* A function named by a string the capture does not hold. */
+	at = find_record(content, len, CAPTURE_REC_NAMES, 0) + CAPTURE_RECORD_HEAD;
+	put_le32(content + at + CAPTURE_NAMES_MIN + CAPTURE_NAMES_FRAME + 4, fn.nstrings + 1);
+	gzip_file(path, content, len);
+	free(read_names_text(path, &o));
+	snprintf(name, sizeof(name), "damaged: a names record after record %d", NSAMPLE);
+	tap_str_eq(o.error, name, "a string id past the strings is damage");
+	put_le32(content + at + CAPTURE_NAMES_MIN + CAPTURE_NAMES_FRAME + 4, fu[2].name);
+
+	/* A frame whose functions run past its record. */
+	at = find_record(content, len, CAPTURE_REC_NAMES, 4) + CAPTURE_RECORD_HEAD;
+	content[at + CAPTURE_NAMES_MIN + 16] = 2;
+	gzip_file(path, content, len);
+	free(read_names_text(path, &o));
+	tap_str_eq(o.error, name, "a frame cut by its record's end is damage");
+	content[at + CAPTURE_NAMES_MIN + 16] = 1;
+
+	/* Before version 5 the types were not names: skipped, as any unknown. */
+	put_le32(content + CAPTURE_MAGIC_LEN, 4);
+	gzip_file(path, content, len);
+	got = read_names_text(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE && !*got,
+	       "a version 4 capture skips types 18 and 19 (%s)", o.error);
+	free(got);
+
+	unlink(path);
+	free(want);
+	free(content);
+	free(long_name);
+	frame_names_free(&fn);
 }
 
 int
@@ -1500,7 +1733,7 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(119);
+	tap_plan(129);
 	test_round_trip();
 	test_writer_edges();
 	test_sync();
@@ -1509,5 +1742,6 @@ main(int argc, char **argv)
 	test_damaged_content();
 	test_bytes_after_end();
 	test_golden();
+	test_names();
 	return tap_done();
 }
