@@ -21,10 +21,22 @@
 struct debug_fetch {
 	debuginfod_client *client;
 	int failed;		/* the first error not "no server has it" */
+	bool (*give_up)(void);
 };
 
+/* Called while a transfer runs, data or none: nonzero ends it. */
+static int
+progress(debuginfod_client *client, long done, long total)
+{
+	struct debug_fetch *d = debuginfod_get_user_data(client);
+
+	(void)done;
+	(void)total;
+	return d->give_up();
+}
+
 struct debug_fetch *
-debug_fetch_begin(void)
+debug_fetch_begin(bool (*give_up)(void))
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct debug_fetch *d;
@@ -40,6 +52,11 @@ debug_fetch_begin(void)
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->client = client;
+	d->give_up = give_up;
+	if (give_up) {
+		debuginfod_set_user_data(client, d);
+		debuginfod_set_progressfn(client, progress);
+	}
 	return d;
 }
 

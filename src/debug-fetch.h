@@ -9,13 +9,17 @@
 #ifndef MEMSUP_DEBUG_FETCH_H
 #define MEMSUP_DEBUG_FETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct debug_fetch;
 
-/* A client, or NULL when DEBUGINFOD_URLS names no server. */
-struct debug_fetch *debug_fetch_begin(void);
+/*
+ * A client, or NULL when DEBUGINFOD_URLS names no server.  give_up, when
+ * not NULL, is asked while a server is waited for: true ends the wait.
+ */
+struct debug_fetch *debug_fetch_begin(bool (*give_up)(void));
 /*
  * The path of build_id's debug file, in the cache, to free; NULL when no
  * server has it, *why saying why.

@@ -6,8 +6,10 @@
  */
 #include "config.h"
 #include "diff.h"
+#include "capture.h"
 #include "error.h"
 #include "flamegraph.h"
+#include "frame-names.h"
 #include "json.h"
 #include "replay.h"
 #include "report-folded.h"
@@ -264,10 +266,11 @@ print_figures(FILE *out, const struct site_figures *a, const struct site_figures
 }
 
 /*
- * Says which files A and B mapped from one path but in different builds:
- * frames are named through the file on disk, one build at most, and the
- * other's unnamed frames match nothing, so code that did not change can
- * show as gone in A and new in B.
+ * Says which files A and B mapped from one path but in different builds.
+ * Each capture that names its frames names them as its build did; frames
+ * a capture does not name are named through the file on disk, one build
+ * at most, and the other's unnamed frames match nothing, so code that did
+ * not change can show as gone in A and new in B: that is a warning.
  */
 static void
 warn_different_builds(const struct replay *p, char *const *names)
@@ -278,6 +281,7 @@ warn_different_builds(const struct replay *p, char *const *names)
 	for (i = 0; i < a->nmodules; i++) {
 		const struct space_module *ma = &a->modules[i];
 		bool same_build = false, other_build = false;
+		bool all_named = frame_names_find(capture_names(p[0].rd), ma);
 
 		/* Once a path, at its first module in A. */
 		for (k = 0; k < i && strcmp(a->modules[k].path, ma->path); k++)
@@ -289,12 +293,19 @@ warn_different_builds(const struct replay *p, char *const *names)
 
 			if (strcmp(mb->path, ma->path) || !mb->build_id_len)
 				continue;
-			if (space_modules_same_build(ma, mb))
+			if (space_modules_same_build(ma, mb)) {
 				same_build = true;
-			else
+			} else {
 				other_build = true;
+				all_named &= !!frame_names_find(capture_names(p[1].rd), mb);
+			}
 		}
-		if (other_build && !same_build)
+		if (!other_build || same_build)
+			continue;
+		if (all_named)
+			error_msg("%s and %s ran different builds of %s; each capture names "
+				  "its own frames", names[0], names[1], ma->path);
+		else
 			error_msg("warning: %s and %s ran different builds of %s: only the "
 				  "installed one's frames can be named, so code that did not "
 				  "change may show as gone and new", names[0], names[1], ma->path);

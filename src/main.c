@@ -116,6 +116,14 @@ usage(void)
 	      "                     emulates, where that sees what the entry\n"
 	      "                     sees (auto, the default), or at its entry\n"
 	      "                     (entry); memsup probes FILE lists them\n"
+	      "      --symbolize=capture|report|none\n"
+	      "                     name every frame of the capture when the run\n"
+	      "                     ends, from the files then, into the capture\n"
+	      "                     (capture, the default), so that a rebuild or\n"
+	      "                     another machine changes no report; or leave\n"
+	      "                     the names to each report, from the files it\n"
+	      "                     finds (report), and name no top site in the\n"
+	      "                     summary either (none)\n"
 	      "      --allow-partial\n"
 	      "                     a statically linked program without symbols,\n"
 	      "                     or a child made with CLONE_UNTRACED, runs\n"
@@ -268,6 +276,7 @@ main(int argc, char **argv)
 		{ "probes-only", no_argument, NULL, 'F' },
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
+		{ "symbolize", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -403,6 +412,19 @@ main(int argc, char **argv)
 		case 'i':
 			if (!probe_sites_parse(optarg, &o.probe_sites))
 				return MS_EXIT_FAILURE;
+			break;
+		case 'Y':
+			if (!strcmp(optarg, "capture")) {
+				o.symbolize = SYMBOLIZE_CAPTURE;
+			} else if (!strcmp(optarg, "report")) {
+				o.symbolize = SYMBOLIZE_REPORT;
+			} else if (!strcmp(optarg, "none")) {
+				o.symbolize = SYMBOLIZE_NONE;
+			} else {
+				error_msg("--symbolize takes capture, report or none, not '%s'",
+					  optarg);
+				return MS_EXIT_FAILURE;
+			}
 			break;
 		case 'C': {
 			uint64_t size = parse_size(optarg);

@@ -38,6 +38,8 @@ replay_read(struct replay *p, const char *path, const char *debug_dir, bool stri
 		perror_msg("cannot open %s", name);
 		return MS_EXIT_FAILURE;
 	}
+	/* Names come at the end: symbolize is for once the capture is read. */
+	p->symbolizer.names = capture_names(p->rd);
 	while ((n = capture_next(p->rd, &r)) > 0) {
 		sites_apply(&p->sites, &r);
 		heap_apply(&p->heap, &r);

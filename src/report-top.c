@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "report-top.h"
+#include "heap.h"
 #include "human-numbers.h"
-#include "replay.h"
 #include "report-sites.h"
+#include "sites.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -66,32 +67,29 @@ user_frame(struct symbolizer *z, const struct sites *s, uint32_t site, char *lab
 }
 
 void
-report_top_sites(FILE *out, const char *path, size_t n)
+report_top_sites(FILE *out, const struct heap_model *h, const struct sites *s,
+		 struct symbolizer *z, const char *path, size_t n)
 {
 	char a[HUMAN_MAX], b[HUMAN_MAX], label[512];
-	struct replay p;
 	const char *where;
-	uint32_t *order;
 	size_t i, count;
+	uint32_t *order = sites_ranked(h, METRIC_PEAK, &count);
 
-	if (replay_read(&p, path, NULL, true, NULL, NULL))
-		goto out;
-	order = sites_ranked(&p.heap, METRIC_PEAK, &count);
-	if (count)
+	if (count && path)
 		fprintf(out, "top sites by bytes live at the peak (all of them: "
 			"memsup report %s):\n", path);
+	else if (count)
+		fprintf(out, "top sites by bytes live at the peak:\n");
 	for (i = 0; i < count && i < n; i++) {
-		const struct heap_site *st = &p.heap.sites[order[i]];
+		const struct heap_site *st = &h->sites[order[i]];
 
-		user_frame(&p.symbolizer, &p.sites, order[i], label, sizeof(label), &where);
+		user_frame(z, s, order[i], label, sizeof(label), &where);
 		fprintf(out, "  #%zu %s in %s allocation%s at %s", i + 1,
-			human_bytes(a, heap_site_peak_bytes(&p.heap, order[i])),
+			human_bytes(a, heap_site_peak_bytes(h, order[i])),
 			human_count(b, st->allocs), plural(st->allocs), label);
 		if (where[0])
 			fprintf(out, " (%s)", where);
 		fputc('\n', out);
 	}
 	free(order);
-out:
-	replay_close(&p);
 }

@@ -9,7 +9,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The top n sites of the capture at path by bytes live at the peak. */
-void report_top_sites(FILE *out, const char *path, size_t n);
+struct heap_model;
+struct sites;
+struct symbolizer;
+
+/*
+ * The top n sites of a run by bytes live at the peak, and the command
+ * that lists them all, for the capture at path (none when NULL).
+ */
+void report_top_sites(FILE *out, const struct heap_model *h, const struct sites *s,
+		      struct symbolizer *z, const char *path, size_t n);
 
 #endif

@@ -222,6 +222,7 @@ report_main(int argc, char **argv)
 		if (top && p.sites.resolved.count) {
 			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top,
 				    &suppressions);
+			symbolizer_print_sources(stdout, &p.symbolizer, &p.sites);
 			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);
 		}
 	}

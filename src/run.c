@@ -6,13 +6,13 @@
  */
 #include "config.h"
 #include "run.h"
-#include "address-spaces.h"
 #include "attach.h"
 #include "capture.h"
 #include "consumer.h"
 #include "credentials.h"
 #include "dl-hook.h"
 #include "error.h"
+#include "frame-names.h"
 #include "heap.h"
 #include "launch.h"
 #include "link-reaper.h"
@@ -26,7 +26,9 @@
 #include "record.h"
 #include "report-text.h"
 #include "report-top.h"
+#include "sites.h"
 #include "status.h"
+#include "symbolize.h"
 #include "tracer.h"
 #include "unwind.h"
 
@@ -58,7 +60,8 @@ struct session {
 	struct consumer consumer;
 	struct capture_writer *capture;
 	struct heap_model heap;
-	struct address_spaces spaces;	/* for unwinding stack copies */
+	struct sites sites;		/* the calls' sites, for the summary and
+					 * the names; its spaces unwind copies */
 	struct live_status status;
 	uint64_t events;		/* allocator calls recorded */
 	struct tracer tracer;
@@ -74,6 +77,7 @@ struct session {
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
+	enum symbolize_mode symbolize;
 	enum probe_sites probe_sites;
 	bool allow_partial;		/* --allow-partial */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
@@ -90,11 +94,13 @@ static void
 sink(void *ctx, const struct record *r)
 {
 	struct session *s = ctx;
+	struct record applied = *r;
 
 	/* An error sticks in the writer: capture_finish reports it. */
 	capture_write(s->capture, r);
-	heap_apply(&s->heap, r);
-	address_spaces_apply(&s->spaces, r);
+	/* Its site first: the summary ranks the sites a report would. */
+	sites_apply(&s->sites, &applied);
+	heap_apply(&s->heap, &applied);
 	consumer_follow(&s->consumer, r);
 	if (r->type == REC_CALL)
 		s->events++;
@@ -1090,6 +1096,53 @@ ring_size_option(char buf[24], uint64_t bytes)
 	return buf;
 }
 
+/* Whether SIGINT, SIGTERM or SIGHUP waits: the user wants memsup done. */
+static bool
+end_signal_pending(void)
+{
+	sigset_t pending, ends;
+
+	sigemptyset(&ends);
+	add_end_signals(&ends);
+	if (sigpending(&pending) || sigandset(&pending, &pending, &ends))
+		return false;
+	return !sigisemptyset(&pending);
+}
+
+/*
+ * The names of every frame the capture holds, while its files are at
+ * hand, in full: a report shortens them or not.
+ */
+static void
+name_frames(struct session *s, struct frame_names *names)
+{
+	struct symbolizer z;
+
+	symbolizer_init(&z, NULL);
+	z.full_names = true;
+	z.give_up = end_signal_pending;
+	symbolizer_name_all(&z, &s->sites, names);
+	symbolizer_free(&z);
+	capture_write_names(s->capture, names);
+}
+
+/*
+ * The top sites, from the model the run built: named as the capture
+ * names them (what it could not name, no file here names now), from the
+ * files with --symbolize=report, or not at all with none.
+ */
+static void
+print_top_sites(struct session *s, const struct frame_names *names, const char *output)
+{
+	struct symbolizer z;
+
+	symbolizer_init(&z, NULL);
+	z.names = names;
+	z.files_unread = s->symbolize != SYMBOLIZE_REPORT;
+	report_top_sites(stderr, &s->heap, &s->sites, &z, output, 3);
+	symbolizer_free(&z);
+}
+
 static int
 finish(struct session *s, const char *output, bool quiet)
 {
@@ -1107,7 +1160,8 @@ finish(struct session *s, const char *output, bool quiet)
 	};
 	bool kept_cut;
 	int err;
-	bool read_back = !quiet && s->stacks && !capture_direct(s->capture);
+	bool readable = !capture_direct(s->capture);
+	struct frame_names names;
 	struct unwind_stats unwinding;
 	struct stack_sources sources;
 	char status[64];
@@ -1115,12 +1169,15 @@ finish(struct session *s, const char *output, bool quiet)
 	char ring_option[24];
 
 	pressure_finish(&s->pressure, &s->consumer);
+	frame_names_init(&names);
+	if (s->stacks && s->symbolize == SYMBOLIZE_CAPTURE)
+		name_frames(s, &names);
 	err = capture_finish(s->capture, &end, &kept_cut);
 	s->capture = NULL;
 	/*
 	 * The capture is written and the tree is gone: a signal now is
-	 * memsup's own, and ends what is left (the read-back of the top
-	 * sites may wait on debuginfod servers) at once.
+	 * memsup's own, and ends what is left (naming the top sites may
+	 * wait on debuginfod servers) at once.
 	 */
 	unblock_signals_after_tracing();
 	if (!quiet)
@@ -1131,11 +1188,11 @@ finish(struct session *s, const char *output, bool quiet)
 			  strerror(-err));
 	else if (err)
 		error_msg("cannot write capture %s: %s", output, strerror(-err));
+	if (!err && !quiet && s->stacks)
+		print_top_sites(s, &names, readable ? output : NULL);
+	frame_names_free(&names);
 	if (err)
 		return MS_EXIT_FAILURE;
-	/* Read back, so that they are the sites memsup report ranks. */
-	if (read_back)
-		report_top_sites(stderr, output, 3);
 	if (!quiet && s->pressure.stops)
 		print_pressure(s);
 	consumer_unwind_stats(&s->consumer, &unwinding);
@@ -1206,9 +1263,9 @@ run_capture(const struct run_options *o)
 			   : default_output(o->attach_pid ? pid_arg : o->argv[0]);
 	output_name = strcmp(output, "-") ? output : "standard output";
 	heap_init(&s.heap);
-	address_spaces_init(&s.spaces);
+	sites_init(&s.sites);
 	bpf = o->bpf;
-	bpf.spaces = &s.spaces;
+	bpf.spaces = &s.sites.spaces;
 	if (o->attach_pid)
 		bpf.on_mapping = on_mapping;
 	pressure_init(&s.pressure, o->pressure_timeout_ns, o->bpf.ring_bytes,
@@ -1216,6 +1273,7 @@ run_capture(const struct run_options *o)
 	s.max_processes = o->bpf.max_processes;
 	s.max_threads = o->bpf.max_threads;
 	s.stacks = o->bpf.stack_mode != MS_STACK_NONE;
+	s.symbolize = o->symbolize;
 	s.probe_sites = o->probe_sites;
 	s.allow_partial = o->allow_partial;
 	u64map_init(&s.processes);
@@ -1304,7 +1362,7 @@ out:
 	probe_targets_release();
 	mappings_release();
 	heap_free(&s.heap);
-	address_spaces_free(&s.spaces);
+	sites_free(&s.sites);
 	workload_user_free(&wu);
 	free(output);
 	return ret;

@@ -10,6 +10,13 @@
 #include "consumer.h"
 #include "probe-sites.h"
 
+/* Where the frames of a capture get their names (--symbolize). */
+enum symbolize_mode {
+	SYMBOLIZE_CAPTURE,	/* at the end of the run, into the capture */
+	SYMBOLIZE_REPORT,	/* by each report, from the files then */
+	SYMBOLIZE_NONE,		/* as REPORT, and the summary names none */
+};
+
 struct run_options {
 	const char *output;	/* capture file; NULL for the default name */
 	bool quiet;		/* no summary on stderr */
@@ -21,6 +28,7 @@ struct run_options {
 	bool watermark_follows;	/* no --watermark: it follows the stops */
 	struct consumer_config bpf;
 	enum probe_sites probe_sites;	/* --probe-sites */
+	enum symbolize_mode symbolize;	/* --symbolize */
 	int argc;
 	char **argv;		/* the workload, or NULL with attach_pid */
 	pid_t attach_pid;	/* memsup -p */

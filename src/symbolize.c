@@ -7,6 +7,7 @@
 #include "debug-file.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "frame-names.h"
 #include "human-numbers.h"
 #include "names.h"
 #include "sites.h"
@@ -37,6 +38,9 @@ struct named_frame {
 };
 
 struct symbol_file {
+	const struct frame_names_file *captured;	/* the capture's names */
+	bool read;		/* the file on disk was read */
+	uint64_t named_here;	/* frames named from it */
 	const char *why;	/* NULL when symbols were found */
 	GElf_Phdr *loads;	/* of the file mapped, for offsets to addresses */
 	size_t nloads;
@@ -45,7 +49,7 @@ struct symbol_file {
 	bool full;		/* a .symtab was read: not exported names only */
 	const char *fetch_why;	/* why debuginfod had no debug file, or NULL */
 	uint64_t unnamed;	/* frames asked for that fell in no function */
-	struct u64map named;	/* address + 1 -> index + 1 in frames */
+	struct u64map named;	/* file offset + 1 -> index + 1 in frames */
 	struct named_frame *frames;
 	size_t nframes, frames_cap;
 #ifdef HAVE_LIBDW
@@ -63,6 +67,9 @@ symbolizer_init(struct symbolizer *z, const char *debug_dir)
 	z->files_cap = 0;
 	z->debug_dir = debug_dir ? debug_dir : DEBUG_DIR_DEFAULT;
 	z->full_names = false;
+	z->names = NULL;
+	z->files_unread = false;
+	z->give_up = NULL;
 	z->fetch = NULL;
 	z->fetch_tried = false;
 }
@@ -207,7 +214,7 @@ fetch_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space
 	if (!m->build_id_len || !lacking)
 		return;
 	if (!z->fetch_tried) {
-		z->fetch = debug_fetch_begin();
+		z->fetch = debug_fetch_begin(z->give_up);
 		z->fetch_tried = true;
 	}
 	if (!z->fetch)
@@ -275,12 +282,15 @@ sort_symbols(struct symbol_file *f)
 							   : 1;
 }
 
-static struct symbol_file *
-load(struct symbolizer *z, const struct space_module *m)
+/* The file on disk and its debug file, for what the capture does not name. */
+static void
+read_files(struct symbolizer *z, struct symbol_file *f, const struct space_module *m)
 {
-	struct symbol_file *f = xcalloc(1, sizeof(*f));
-
-	u64map_init(&f->named);
+	f->read = true;
+	if (z->files_unread) {
+		f->why = "not named";
+		return;
+	}
 	read_file(f, m->path, m, true);
 	read_debug_file(z, f, m);
 	if (f->nsyms) {
@@ -289,6 +299,19 @@ load(struct symbolizer *z, const struct space_module *m)
 	} else if (!f->why) {
 		f->why = access(m->path, R_OK) ? "the file is not here" : "no symbols";
 	}
+}
+
+static struct symbol_file *
+load(struct symbolizer *z, const struct space_module *m)
+{
+	struct symbol_file *f = xcalloc(1, sizeof(*f));
+
+	u64map_init(&f->named);
+	f->captured = z->names ? frame_names_find(z->names, m) : NULL;
+	if (f->captured)
+		f->full = !f->captured->exported_only;
+	else
+		read_files(z, f, m);
 	return f;
 }
 
@@ -358,17 +381,23 @@ add_name(struct named_frame *nf, const struct symbolizer *z, const char *functio
 	};
 }
 
+static struct named_frame *
+new_frame(struct symbol_file *f, uint64_t offset, uint64_t function_offset)
+{
+	f->frames = xgrow(f->frames, &f->frames_cap, f->nframes + 1, sizeof(*f->frames));
+	f->frames[f->nframes] = (struct named_frame){ .offset = function_offset };
+	u64map_put(&f->named, offset + 1, f->nframes + 1);
+	return &f->frames[f->nframes++];
+}
+
 /* The functions at addr, in sym: those inlined there, then sym's own. */
 static struct named_frame *
 name_frame(const struct symbolizer *z, struct symbol_file *f, const struct symbol *sym,
-	   uint64_t addr)
+	   uint64_t offset, uint64_t addr)
 {
-	struct named_frame *nf;
+	struct named_frame *nf = new_frame(f, offset, addr + 1 - sym->addr);
 	char *where = NULL;
 
-	f->frames = xgrow(f->frames, &f->frames_cap, f->nframes + 1, sizeof(*f->frames));
-	nf = &f->frames[f->nframes++];
-	*nf = (struct named_frame){ .offset = addr + 1 - sym->addr };
 #ifdef HAVE_LIBDW
 	if (f->dwarf) {
 		struct inline_frame *in;
@@ -381,34 +410,52 @@ name_frame(const struct symbolizer *z, struct symbol_file *f, const struct symbo
 #endif
 	add_name(nf, z, sym->name, where);
 	free(where);
-	u64map_put(&f->named, addr + 1, f->nframes);
 	return nf;
 }
 
-/* The functions of the call at addr, named once; NULL when in none. */
+/* The functions of the return address at offset, from the file's symbols. */
 static const struct named_frame *
-named_at(const struct symbolizer *z, struct symbol_file *f, uint64_t addr)
+named_from_file(const struct symbolizer *z, struct symbol_file *f, uint64_t offset)
 {
-	struct u64map_slot *slot = u64map_find(&f->named, addr + 1);
 	struct symbol *sym;
+	uint64_t addr;
 
-	if (slot)
-		return &f->frames[slot->value - 1];
-	if (!(sym = (struct symbol *)find_symbol(f, addr)))
+	/* A return address: the call is the instruction before it. */
+	if (!to_address(f, offset, &addr) || !(sym = (struct symbol *)find_symbol(f, addr - 1)))
 		return NULL;
 	if (!sym->demangled)
 		demangle(sym);
-	return name_frame(z, f, sym, addr);
+	f->named_here++;
+	return name_frame(z, f, sym, offset, addr - 1);
 }
+
+/* The functions the capture names at a frame. */
+static const struct named_frame *
+named_from_capture(const struct symbolizer *z, struct symbol_file *f,
+		   const struct frame_names_frame *cf)
+{
+	const struct frame_names_function *fu = z->names->functions + cf->first;
+	struct named_frame *nf = new_frame(f, cf->offset, cf->function_offset);
+	uint8_t k;
+
+	for (k = 0; k < cf->n; k++)
+		add_name(nf, z, frame_names_text(z->names, fu[k].name),
+			 frame_names_text(z->names, fu[k].where));
+	return nf;
+}
+
+const char symbol_in_no_function[] = "in no function";
 
 const struct symbol_name *
 symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	  uint64_t *offset, const char **why, size_t *n)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
+	const struct frame_names_frame *cf;
 	const struct named_frame *nf;
+	struct u64map_slot *slot;
 	struct symbol_file *f;
-	uint64_t addr;
+	uint64_t at;
 
 	*n = 0;
 	if (!module || module > s->spaces.nmodules) {
@@ -424,13 +471,21 @@ symbolize(struct symbolizer *z, const struct sites *s, uint64_t frame,
 	if (!z->files[module - 1])
 		z->files[module - 1] = load(z, &s->spaces.modules[module - 1]);
 	f = z->files[module - 1];
-	*why = f->why;
-	if (f->why)
-		return NULL;
-	/* A return address: the call is the instruction before it. */
-	if (!to_address(f, SITE_FRAME_OFFSET(frame), &addr) ||
-	    !(nf = named_at(z, f, addr - 1))) {
-		*why = "in no function";
+	at = SITE_FRAME_OFFSET(frame);
+	if ((slot = u64map_find(&f->named, at + 1))) {
+		nf = &f->frames[slot->value - 1];
+	} else if (f->captured && (cf = frame_names_at(f->captured, at))) {
+		nf = cf->n ? named_from_capture(z, f, cf) : NULL;
+	} else {
+		if (!f->read)
+			read_files(z, f, &s->spaces.modules[module - 1]);
+		*why = f->why;
+		if (f->why)
+			return NULL;
+		nf = named_from_file(z, f, at);
+	}
+	if (!nf) {
+		*why = symbol_in_no_function;
 		f->unnamed++;
 		return NULL;
 	}
@@ -478,4 +533,93 @@ symbolizer_print_missing(FILE *out, const struct symbolizer *z, const struct sit
 		fprintf(out, "    debug file: %s%s%s\n", path, f->fetch_why ? "; debuginfod: " : "",
 			f->fetch_why ? f->fetch_why : "");
 	}
+}
+
+/* The frame's functions, as the capture stores them. */
+static void
+store_frame(struct frame_names *fn, struct frame_names_file *file, uint64_t offset,
+	    uint64_t function_offset, const struct symbol_name *names, size_t n)
+{
+	struct frame_names_function fu[FRAME_NAMES_MAX_FUNCTIONS];
+	size_t k;
+
+	/* The outermost function is the last: a frame cut short keeps it. */
+	if (n > FRAME_NAMES_MAX_FUNCTIONS) {
+		names += n - FRAME_NAMES_MAX_FUNCTIONS;
+		n = FRAME_NAMES_MAX_FUNCTIONS;
+	}
+	for (k = 0; k < n; k++)
+		fu[k] = (struct frame_names_function){
+			.name = frame_names_intern(fn, names[k].function),
+			.where = frame_names_intern(fn, names[k].where),
+		};
+	frame_names_add(fn, file, offset, function_offset, fu, n);
+}
+
+void
+symbolizer_name_all(struct symbolizer *z, const struct sites *s, struct frame_names *fn)
+{
+	/* By module: the index of its file in fn, + 1. */
+	size_t *files = xcalloc(s->spaces.nmodules + 1, sizeof(*files));
+	const struct symbol_name *names;
+	struct frame_names_file *file;
+	const uint64_t *frames;
+	struct u64map seen;
+	uint32_t site, i, nframes;
+	uint64_t offset;
+	const char *why;
+	size_t n;
+
+	u64map_init(&seen);
+	for (site = 1; site <= s->resolved.count; site++) {
+		frames = sites_frames(s, site, &nframes);
+		for (i = 0; frames && i < nframes; i++) {
+			uint32_t module = SITE_FRAME_MODULE(frames[i]);
+			const struct space_module *m;
+
+			if (!module || u64map_put(&seen, frames[i], 0))
+				continue;
+			/* Reading a file may wait on debuginfod: ask first. */
+			if ((module > z->nfiles || !z->files[module - 1]) && z->give_up &&
+			    z->give_up())
+				continue;
+			offset = 0;	/* none for a frame in no function */
+			names = symbolize(z, s, frames[i], &offset, &why, &n);
+			if (!names && why != symbol_in_no_function)
+				continue;	/* the file could not be read */
+			m = &s->spaces.modules[module - 1];
+			if (!files[module]) {
+				file = frame_names_file(fn, frame_names_intern(fn, m->path),
+							m->build_id, m->build_id_len);
+				files[module] = (size_t)(file - fn->files) + 1;
+			}
+			file = &fn->files[files[module] - 1];
+			file->exported_only = !z->files[module - 1]->full;
+			store_frame(fn, file, SITE_FRAME_OFFSET(frames[i]), offset, names, n);
+		}
+	}
+	u64map_free(&seen);
+	free(files);
+}
+
+void
+symbolizer_print_sources(FILE *out, const struct symbolizer *z, const struct sites *s)
+{
+	const char *sep = "";
+	uint32_t i;
+
+	for (i = 0; i < z->nfiles; i++) {
+		const struct symbol_file *f = z->files[i];
+		const char *path = s->spaces.modules[i].path, *base = strrchr(path, '/');
+
+		if (!f || !f->named_here)
+			continue;
+		if (!*sep)
+			fprintf(out, "frames named from the files here, not from names in "
+				"the capture: ");
+		fprintf(out, "%s%s", sep, base ? base + 1 : path);
+		sep = ", ";
+	}
+	if (*sep)
+		fputc('\n', out);
 }

@@ -4,7 +4,8 @@
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
  * A capture read to its end is then reported as JSON, folded stacks,
- * HTML (with its flame graph and chart) and pprof.
+ * HTML (with its flame graph and chart) and pprof, its frames named from
+ * the names it holds.
  */
 #include "capture.h"
 #include "flamegraph.h"
@@ -63,6 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!out)
 			out = fopen("/dev/null", "w");
 		symbolizer_init(&z, "/nonexistent");
+		z.names = capture_names(rd);
 		report_json(out, capture_command(rd), &heap, capture_totals(rd), &sites,
 			    &z, 5);
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
