@@ -94,14 +94,15 @@ frame_names_file(struct frame_names *fn, uint32_t path, const uint8_t *build_id,
 	for (i = 0; i < fn->nfiles; i++) {
 		f = &fn->files[i];
 		if (f->path == path && f->build_id_len == build_id_len &&
-		    !memcmp(f->build_id, build_id, build_id_len))
+		    (!build_id_len || !memcmp(f->build_id, build_id, build_id_len)))
 			return f;
 	}
 	fn->files = xgrow(fn->files, &fn->files_cap, fn->nfiles + 1, sizeof(*fn->files));
 	f = &fn->files[fn->nfiles++];
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	memcpy(f->build_id, build_id, build_id_len);
+	if (build_id_len)	/* build_id may be NULL then */
+		memcpy(f->build_id, build_id, build_id_len);
 	f->build_id_len = build_id_len;
 	u64map_init(&f->by_offset);
 	return f;

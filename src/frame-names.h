@@ -65,7 +65,7 @@ uint32_t frame_names_intern(struct frame_names *fn, const char *s);
 uint32_t frame_names_append(struct frame_names *fn, const char *s, size_t len);
 /* String id's text: NULL for 0 or an id not known. */
 const char *frame_names_text(const struct frame_names *fn, uint32_t id);
-/* The file of that path id and build-id, added if new. */
+/* The file of that path id and build-id (NULL when its length is 0), added if new. */
 struct frame_names_file *frame_names_file(struct frame_names *fn, uint32_t path,
 					  const uint8_t *build_id, uint8_t build_id_len);
 /*
