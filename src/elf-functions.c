@@ -160,6 +160,31 @@ elf_loads(Elf *elf, size_t *n)
 	return loads;
 }
 
+const GElf_Phdr *
+elf_load_holding(const GElf_Phdr *loads, size_t n, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (vaddr >= loads[i].p_vaddr && vaddr - loads[i].p_vaddr < loads[i].p_filesz)
+			return &loads[i];
+	return NULL;
+}
+
+bool
+elf_load_address(const GElf_Phdr *loads, size_t n, uint64_t offset, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (offset >= loads[i].p_offset && offset - loads[i].p_offset < loads[i].p_filesz) {
+			*vaddr = offset - loads[i].p_offset + loads[i].p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
 uint64_t
 elf_loads_lowest(const GElf_Phdr *loads, size_t n)
 {

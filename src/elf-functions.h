@@ -33,6 +33,10 @@ bool elf_build_id_is(Elf *elf, const uint8_t *id, size_t len);
 
 /* The PT_LOAD headers, *n of them, to free; NULL when there are none to read. */
 GElf_Phdr *elf_loads(Elf *elf, size_t *n);
+/* The load whose file bytes hold vaddr, or NULL. */
+const GElf_Phdr *elf_load_holding(const GElf_Phdr *loads, size_t n, uint64_t vaddr);
+/* The address the file's byte at offset loads at: false when none does. */
+bool elf_load_address(const GElf_Phdr *loads, size_t n, uint64_t offset, uint64_t *vaddr);
 /* The lowest address of the loads; 0 without any. */
 uint64_t elf_loads_lowest(const GElf_Phdr *loads, size_t n);
 /*

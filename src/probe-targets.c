@@ -96,21 +96,6 @@ scan_segments(Elf *elf, struct elf_scan *scan)
 	return 0;
 }
 
-/* The executable segment that holds vaddr, or NULL. */
-static const GElf_Phdr *
-code_segment(const struct elf_scan *scan, uint64_t vaddr)
-{
-	size_t i;
-
-	for (i = 0; i < scan->nloads; i++) {
-		const GElf_Phdr *p = &scan->loads[i];
-
-		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz)
-			return p;
-	}
-	return NULL;
-}
-
 /*
  * uprobes take a file offset, symbols give a virtual address.  A hostile
  * file can map an address past its own end; such an offset is no probe.
@@ -203,7 +188,7 @@ fill_target(struct probe_target *t, const struct elf_scan *scan, Elf *elf,
 	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
 	for (i = 0; i < scan->nfound; i++) {
 		const struct found_function *f = &scan->found[i];
-		const GElf_Phdr *p = code_segment(scan, f->vaddr);
+		const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
 		struct probe_call *c = &t->calls[t->ncalls];
 		uint64_t offset, room;
 

@@ -154,35 +154,29 @@ has_symtab(Elf *elf)
 	return false;
 }
 
-/* Reads the symbols of path, and its load segments if f has none yet. */
+/*
+ * Reads the symbols of path, if it is the build m names, and its load
+ * segments if f has none yet.
+ */
 static bool
-read_file(struct symbol_file *f, const char *path, const struct space_module *m,
-	  bool check_build_id)
+read_file(struct symbol_file *f, const char *path, const struct space_module *m)
 {
-	uint8_t id[BUILD_ID_MAX];
-	size_t nphdrs, i, before = f->nsyms;
+	size_t before = f->nsyms;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
 
 	if (fd < 0)
 		return false;
 	elf = elf_open_fd(fd);
-	if (!elf || (check_build_id && m->build_id_len &&
-		     (elf_build_id(elf, id, sizeof(id)) != m->build_id_len ||
-		      memcmp(id, m->build_id, m->build_id_len)))) {
+	if (!elf || !elf_build_id_is(elf, m->build_id, m->build_id_len)) {
 		if (elf)
 			f->why = "a different build of the file is installed";
 		elf_end(elf);
 		close(fd);
 		return false;
 	}
-	if (!f->loads && !elf_getphdrnum(elf, &nphdrs)) {
-		f->loads = xcalloc(nphdrs, sizeof(*f->loads));
-		for (i = 0; i < nphdrs; i++)
-			if (gelf_getphdr(elf, (int)i, &f->loads[f->nloads]) &&
-			    f->loads[f->nloads].p_type == PT_LOAD)
-				f->nloads++;
-	}
+	if (!f->loads)
+		f->loads = elf_loads(elf, &f->nloads);
 	elf_foreach_function(elf, add_symbol, f);
 	f->full |= has_symtab(elf);
 #ifdef HAVE_LIBDW
@@ -221,7 +215,7 @@ fetch_debug_file(struct symbolizer *z, struct symbol_file *f, const struct space
 		return;
 	fetched = debug_fetch(z->fetch, m->build_id, m->build_id_len, &f->fetch_why);
 	if (fetched)
-		read_file(f, fetched, m, true);
+		read_file(f, fetched, m);
 	free(fetched);
 }
 #endif
@@ -236,7 +230,7 @@ take_debug_file(const char *path, void *ctx)
 {
 	struct symbol_file_lookup *l = ctx;
 
-	return read_file(l->f, path, l->m, true);
+	return read_file(l->f, path, l->m);
 }
 
 /*
@@ -291,7 +285,7 @@ read_files(struct symbolizer *z, struct symbol_file *f, const struct space_modul
 		f->why = "not named";
 		return;
 	}
-	read_file(f, m->path, m, true);
+	read_file(f, m->path, m);
 	read_debug_file(z, f, m);
 	if (f->nsyms) {
 		f->why = NULL;
@@ -313,22 +307,6 @@ load(struct symbolizer *z, const struct space_module *m)
 	else
 		read_files(z, f, m);
 	return f;
-}
-
-static bool
-to_address(const struct symbol_file *f, uint64_t offset, uint64_t *addr)
-{
-	size_t i;
-
-	for (i = 0; i < f->nloads; i++) {
-		const GElf_Phdr *p = &f->loads[i];
-
-		if (offset >= p->p_offset && offset - p->p_offset < p->p_filesz) {
-			*addr = offset - p->p_offset + p->p_vaddr;
-			return true;
-		}
-	}
-	return false;
 }
 
 static const struct symbol *
@@ -421,7 +399,8 @@ named_from_file(const struct symbolizer *z, struct symbol_file *f, uint64_t offs
 	uint64_t addr;
 
 	/* A return address: the call is the instruction before it. */
-	if (!to_address(f, offset, &addr) || !(sym = (struct symbol *)find_symbol(f, addr - 1)))
+	if (!elf_load_address(f->loads, f->nloads, offset, &addr) ||
+	    !(sym = (struct symbol *)find_symbol(f, addr - 1)))
 		return NULL;
 	if (!sym->demangled)
 		demangle(sym);
