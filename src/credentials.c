@@ -2,10 +2,12 @@
 #include "config.h"
 #include "credentials.h"
 #include "error.h"
+#include "human-numbers.h"
 #include "procfs.h"
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +33,12 @@ load_groups(struct workload_user *wu, const char *name)
 static bool
 parse_id(const char *s, unsigned long *id)
 {
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	*id = strtoul(s, &end, 10);
-	return !errno && end != s && !*end;
+	if (!human_parse(s, &n, NULL) || n > ULONG_MAX)
+		return false;
+	*id = (unsigned long)n;
+	return true;
 }
 
 int

@@ -2,8 +2,10 @@
 #include "config.h"
 #include "human-numbers.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *
@@ -61,4 +63,23 @@ const char *
 plural(uint64_t n)
 {
 	return n == 1 ? "" : "s";
+}
+
+bool
+human_parse(const char *arg, uint64_t *n, const char **rest)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull would take a sign, and white space before it. */
+	if (*arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || (!rest && *end))
+		return false;
+	*n = v;
+	if (rest)
+		*rest = end;
+	return true;
 }

@@ -2,11 +2,13 @@
 /*
  * Numbers as a person reads them, for the summary, the text report and
  * the HTML page: digits grouped by thousands, sizes in binary units with
- * the exact count beside them.  JSON and pprof keep exact integers.
+ * the exact count beside them.  JSON and pprof keep exact integers.  And
+ * numbers as a person types them, in options.
  */
 #ifndef MEMSUP_HUMAN_NUMBERS_H
 #define MEMSUP_HUMAN_NUMBERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Room for the longest: "16.0 EiB (18,446,744,073,709,551,615 bytes)". */
@@ -20,5 +22,11 @@ const char *human_size(char buf[HUMAN_MAX], uint64_t bytes);
 const char *human_bytes(char buf[HUMAN_MAX], uint64_t bytes);
 /* "s" unless n is 1: "%s block%s", human_count(...), plural(n). */
 const char *plural(uint64_t n);
+/*
+ * The decimal number arg starts with, unsigned, into *n, and what follows
+ * it into *rest (a unit, say), or, rest NULL, nothing may follow.  False
+ * for no digits, a sign, or a number past 64 bits.
+ */
+bool human_parse(const char *arg, uint64_t *n, const char **rest);
 
 #endif

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "diff.h"
 #include "error.h"
+#include "human-numbers.h"
 #include "procfs.h"
 #include "pressure.h"
 #include "probe-list.h"
@@ -11,7 +12,6 @@
 #include "memsup.h"
 #include "unwind.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -151,13 +151,11 @@ usage(void)
 static uint64_t
 parse_size(const char *arg)
 {
-	unsigned long long n;
-	char *end;
+	uint64_t n;
+	const char *end;
 	int shift = 0;
 
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg || arg[0] == '-')
+	if (!human_parse(arg, &n, &end))
 		return 0;
 	switch (*end) {
 	case 'K': case 'k': shift = 10; end++; break;
@@ -166,19 +164,16 @@ parse_size(const char *arg)
 	}
 	if (*end || n > (UINT64_MAX >> shift))
 		return 0;
-	return (uint64_t)n << shift;
+	return n << shift;
 }
 
 /* A BPF map size, from 1 to MAX_MAP_ENTRIES; 0 when malformed. */
 static size_t
 parse_map_size(const char *arg)
 {
-	unsigned long n;
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || n > MAX_MAP_ENTRIES)
+	if (!human_parse(arg, &n, NULL) || n > MAX_MAP_ENTRIES)
 		return 0;
 	return n;
 }
@@ -194,17 +189,15 @@ parse_timeout(const char *arg, uint64_t *ns)
 		{ "", 1000000000ULL }, { "s", 1000000000ULL },
 		{ "ms", 1000000ULL }, { "m", 60000000000ULL },
 	};
-	unsigned long long n;
-	char *end;
+	uint64_t n;
+	const char *end;
 	size_t i;
 
 	if (!strcmp(arg, "inf")) {
 		*ns = PRESSURE_WAIT_FOREVER;
 		return true;
 	}
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg || arg[0] == '-')
+	if (!human_parse(arg, &n, &end))
 		return false;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].unit))
@@ -331,12 +324,9 @@ main(int argc, char **argv)
 			o.allow_partial = true;
 			break;
 		case 'p': {
-			char *end;
-			long pid;
+			uint64_t pid;
 
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || pid <= 0 || pid > INT32_MAX) {
+			if (!human_parse(optarg, &pid, NULL) || !pid || pid > INT32_MAX) {
 				error_msg("-p takes a process ID, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}

@@ -2,9 +2,9 @@
 #include "config.h"
 #include "report-options.h"
 #include "error.h"
+#include "human-numbers.h"
 
-#include <errno.h>
-#include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 static const char *const format_names[] = {
@@ -60,13 +60,12 @@ report_metric_parse(const char *command, const char *arg, enum site_metric *m)
 bool
 report_top_parse(const char *command, const char *arg, unsigned long *top)
 {
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	*top = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-') {
+	if (!human_parse(arg, &n, NULL) || n > ULONG_MAX) {
 		error_msg("%s: -n takes a number, not '%s'", command, arg);
 		return false;
 	}
+	*top = (unsigned long)n;
 	return true;
 }

@@ -1,15 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for the figures a person reads: grouping, units, plurals. */
+/*
+ * Unit tests for the figures a person reads (grouping, units, plurals)
+ * and the numbers a person types in options.
+ */
 #include "config.h"
 #include "human-numbers.h"
 #include "tap.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* What human_parse makes of arg: "n rest", "n", or "refused". */
+static const char *
+parsed(char buf[HUMAN_MAX], const char *arg, bool with_rest)
+{
+	const char *rest = NULL;
+	uint64_t n;
+
+	if (!human_parse(arg, &n, with_rest ? &rest : NULL))
+		return "refused";
+	snprintf(buf, HUMAN_MAX, "%llu%s%s", (unsigned long long)n, rest ? " " : "",
+		 rest ? rest : "");
+	return buf;
+}
 
 int
 main(void)
 {
 	char buf[HUMAN_MAX];
 
-	tap_plan(14);
+	tap_plan(24);
 	tap_str_eq(human_count(buf, 0), "0", "0");
 	tap_str_eq(human_count(buf, 999), "999", "three digits, no separator");
 	tap_str_eq(human_count(buf, 1000), "1,000", "four digits, one separator");
@@ -26,5 +46,16 @@ main(void)
 	tap_str_eq(human_size(buf, 2627992), "2.5 MiB", "a chart's tick");
 	tap_str_eq(plural(1), "", "one: singular");
 	tap_str_eq(plural(2), "s", "two: plural");
+	tap_str_eq(parsed(buf, "4096", false), "4096", "a number");
+	tap_str_eq(parsed(buf, "16M", true), "16 M", "a number and its unit");
+	tap_str_eq(parsed(buf, "16M", false), "refused", "a unit where none may follow");
+	tap_str_eq(parsed(buf, "18446744073709551615", false), "18446744073709551615",
+		   "the largest");
+	tap_str_eq(parsed(buf, "18446744073709551616", false), "refused", "one past it");
+	tap_str_eq(parsed(buf, "-1", false), "refused", "a minus sign");
+	tap_str_eq(parsed(buf, "+1", false), "refused", "a plus sign");
+	tap_str_eq(parsed(buf, " 1", false), "refused", "white space first");
+	tap_str_eq(parsed(buf, "", true), "refused", "nothing");
+	tap_str_eq(parsed(buf, "ms", true), "refused", "a unit alone");
 	return tap_done();
 }
