@@ -348,7 +348,6 @@ write_file_names(struct capture_writer *w, const struct frame_names *fn,
 
 	for (i = 0; i < f->nframes; i++) {
 		const struct frame_names_frame *fr = &f->frames[i];
-		const struct frame_names_function *fu = fn->functions + fr->first;
 
 		if (len && len + CAPTURE_NAMES_FRAME + CAPTURE_NAMES_FUNCTION * (size_t)fr->n >
 			   sizeof(buf)) {
@@ -362,8 +361,8 @@ write_file_names(struct capture_writer *w, const struct frame_names *fn,
 		buf[len + 16] = fr->n;
 		len += CAPTURE_NAMES_FRAME;
 		for (k = 0; k < fr->n; k++, len += CAPTURE_NAMES_FUNCTION) {
-			put_le32(buf + len, fu[k].name);
-			put_le32(buf + len + 4, fu[k].where);
+			put_le32(buf + len, fn->functions[fr->first + k].name);
+			put_le32(buf + len + 4, fn->functions[fr->first + k].where);
 		}
 	}
 	if (len)

@@ -1699,6 +1699,23 @@ test_names(void)
 	tap_str_eq(o.error, name, "a frame cut by its record's end is damage");
 	content[at + CAPTURE_NAMES_MIN + 16] = 1;
 
+	/* Names of frames in no function only: no function at all to write. */
+	{
+		struct frame_names none;
+		struct frame_names_file *nf;
+
+		frame_names_init(&none);
+		nf = frame_names_file(&none, frame_names_intern(&none, "/opt/stripped"), NULL, 0);
+		frame_names_add(&none, nf, 0x1234, 0, NULL, 0);
+		if (write_records(path, 4, sample_argv, sample, NSAMPLE, &none, &end))
+			tap_bail("cannot write %s", path);
+		got = read_names_text(path, &o);
+		tap_str_eq(got, "/opt/stripped id0: [0x1234+0:]\n",
+			   "a file whose frames are all in no function reads back");
+		free(got);
+		frame_names_free(&none);
+	}
+
 	/* Before version 5 the types were not names: skipped, as any unknown. */
 	put_le32(content + CAPTURE_MAGIC_LEN, 4);
 	gzip_file(path, content, len);
@@ -1733,7 +1750,7 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(129);
+	tap_plan(130);
 	test_round_trip();
 	test_writer_edges();
 	test_sync();
