@@ -4,7 +4,7 @@
  * For each file: its .eh_frame's size; the table's rows, distinct rules
  * and rows the walker cannot apply (marked); the median time to build it
  * over RUNS builds (default 5); and the bytes it takes in the walker's
- * maps (src/unwind-pages.h: 4 bytes a row, 8 a page of 64 KiB, 16 a
+ * maps (src/record/unwind-pages.h: 4 bytes a row, 8 a page of 64 KiB, 16 a
  * rule), as a ratio to .eh_frame's size.
  */
 #include "config.h"

@@ -169,7 +169,7 @@ dies() {
 }
 
 # require_bpf: skip unless memsup can trace here.  Only what memsup
-# says of the machine is a reason to skip (src/run.c, check_environment
+# says of the machine is a reason to skip (src/record/run.c, check_environment
 # and explain_bpf_failure: exit status 125 and one line naming missing
 # capabilities, no BTF or no BPF); any other failure, a verifier
 # rejection or a crash, is memsup's and fails the file.

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 #include "tap.h"
-#include "../src/tracer.h"
+#include "tracer.h"
 
 #include <errno.h>
 #include <signal.h>
