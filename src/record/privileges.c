@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "privileges.h"
+#include "error.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -58,4 +60,50 @@ int
 check_kernel_btf(void)
 {
 	return access("/sys/kernel/btf/vmlinux", R_OK) ? -errno : 0;
+}
+
+int
+check_environment(unsigned int *pidns_inum)
+{
+	char missing[128];
+	int err = check_capabilities(missing, sizeof(missing));
+
+	if (err == -EPERM) {
+		error_msg("memsup needs root, or CAP_BPF, CAP_PERFMON and "
+			  "CAP_SYS_PTRACE; missing: %s", missing);
+		return -1;
+	}
+	if (check_kernel_btf()) {
+		error_msg("this kernel exposes no BTF (/sys/kernel/btf/vmlinux); "
+			  "memsup needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -1;
+	}
+	/* BPF names tasks by memsup's PID namespace; /proc must too. */
+	err = proc_own_pid_namespace(pidns_inum);
+	if (err == -EXDEV) {
+		error_msg("/proc is not of memsup's PID namespace, in which memsup "
+			  "is process %d: mount a /proc of its own there (as "
+			  "unshare --pid --fork --mount-proc does)", getpid());
+		return -1;
+	}
+	if (err) {
+		error_msg("cannot tell memsup's PID namespace from /proc/self: %s",
+			  strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+void
+explain_bpf_failure(const char *what, int err)
+{
+	if (err == -ENOSYS)
+		error_msg("cannot %s: this kernel has no BPF support "
+			  "(CONFIG_BPF_SYSCALL)", what);
+	else if (err == -EPERM || err == -EACCES)
+		error_msg("cannot %s: %s (a verifier rejection, or BPF is restricted here: check "
+			  "kernel.unprivileged_bpf_disabled, lockdown and seccomp)",
+			  what, strerror(-err));
+	else
+		error_msg("cannot %s: %s", what, strerror(-err));
 }

@@ -15,4 +15,12 @@ int check_capabilities(char *missing, size_t size);
 /* Returns 0 when the kernel exposes its BTF, which CO-RE needs. */
 int check_kernel_btf(void);
 
+/*
+ * The capabilities, the kernel's BTF and memsup's PID namespace, each
+ * failure told the user; *pidns_inum gets the namespace.  Returns 0 or -1.
+ */
+int check_environment(unsigned int *pidns_inum);
+/* Tells the user why what, a step of loading the BPF programs, failed with err. */
+void explain_bpf_failure(const char *what, int err);
+
 #endif
