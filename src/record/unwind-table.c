@@ -4,6 +4,7 @@
 #include "eh-frame-index.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "sorted.h"
 #include "u64map.h"
 
 #include <dwarf.h>
@@ -427,21 +428,19 @@ unwind_table_build(Elf *elf, Elf *debug, struct unwind_table *t)
 	return n_eh || n_dbg ? 0 : -ENOENT;
 }
 
+static uint64_t
+row_pc(const void *rows, size_t i)
+{
+	return ((const struct unwind_row *)rows)[i].pc;
+}
+
 const struct ms_unwind_rule *
 unwind_table_find(const struct unwind_table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->nrows;
-
 	/* The last row at or below pc. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t end = sorted_first_above(t->rows, 0, t->nrows, row_pc, pc);
 
-		if (t->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rules[t->rows[lo - 1].rule] : NULL;
+	return end ? &t->rules[t->rows[end - 1].rule] : NULL;
 }
 
 void

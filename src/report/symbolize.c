@@ -11,6 +11,7 @@
 #include "human-numbers.h"
 #include "names.h"
 #include "sites.h"
+#include "sorted.h"
 #include "u64map.h"
 
 #include <fcntl.h>
@@ -309,22 +310,20 @@ load(struct symbolizer *z, const struct space_module *m)
 	return f;
 }
 
+static uint64_t
+symbol_addr(const void *syms, size_t i)
+{
+	return ((const struct symbol *)syms)[i].addr;
+}
+
 static const struct symbol *
 find_symbol(const struct symbol_file *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nsyms;
+	size_t end = sorted_first_above(f->syms, 0, f->nsyms, symbol_addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || addr - f->syms[lo - 1].addr >= f->syms[lo - 1].size)
+	if (!end || addr - f->syms[end - 1].addr >= f->syms[end - 1].size)
 		return NULL;
-	return &f->syms[lo - 1];
+	return &f->syms[end - 1];
 }
 
 static void
