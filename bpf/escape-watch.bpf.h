@@ -6,48 +6,40 @@
  * address space); with session links, which filter by process, nothing
  * of it would.  The fork tracepoint names every such child, for the
  * supervisor to count as untraced at the end.  A thread made so needs no
- * name: its calls are its traced process's.
+ * name: its calls are its traced process's.  The program, the map of
+ * names and the count live in memsup.bpf.c.
  */
 #ifndef MEMSUP_ESCAPE_WATCH_BPF_H
 #define MEMSUP_ESCAPE_WATCH_BPF_H
 
 #include <bpf/bpf_core_read.h>
+#include "pid-namespace.bpf.h"
 
-/* Set by the supervisor before load: its process id, in its namespace. */
-const volatile __u32 supervisor_tgid = 0;
-
-/* The children that escaped, each with the process that made it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MS_ESCAPED_MAX);
-	__type(key, __u32);
-	__type(value, __u32);
-} escaped SEC(".maps");
-
-/* Children that escaped when the map was full. */
-__u64 escaped_unnamed;
-
+/* supervisor_tgid: the supervisor's process id, in its namespace. */
 static __always_inline bool
-traced_by_supervisor(struct task_struct *task)
+traced_by_supervisor(struct task_struct *task, __u32 supervisor_tgid, __u32 pidns_inum)
 {
 	return BPF_CORE_READ(task, ptrace) &&
-	       pid_in_memsup_ns(BPF_CORE_READ(task, parent, group_leader, thread_pid)) ==
-	       supervisor_tgid;
+	       pid_in_memsup_ns(BPF_CORE_READ(task, parent, group_leader, thread_pid),
+				pidns_inum) == supervisor_tgid;
 }
 
-SEC("raw_tp/sched_process_fork")
-int BPF_PROG(escape_watch, struct task_struct *parent, struct task_struct *child)
+/*
+ * Whether the fork of child by parent made a process that escaped: then
+ * its id and its maker's, both in memsup's namespace.
+ */
+static __always_inline bool
+escaped_child(struct task_struct *parent, struct task_struct *child,
+	      __u32 supervisor_tgid, __u32 pidns_inum, __u32 *pid, __u32 *made_by)
 {
-	__u32 pid, made_by;
-
 	if (BPF_CORE_READ(child, pid) != BPF_CORE_READ(child, tgid) ||
-	    BPF_CORE_READ(child, ptrace) || !traced_by_supervisor(parent))
-		return 0;
-	pid = pid_in_memsup_ns(BPF_CORE_READ(child, thread_pid));
-	made_by = pid_in_memsup_ns(BPF_CORE_READ(parent, group_leader, thread_pid));
-	if (bpf_map_update_elem(&escaped, &pid, &made_by, BPF_ANY))
-		__sync_fetch_and_add(&escaped_unnamed, 1);
-	return 0;
+	    BPF_CORE_READ(child, ptrace) ||
+	    !traced_by_supervisor(parent, supervisor_tgid, pidns_inum))
+		return false;
+	*pid = pid_in_memsup_ns(BPF_CORE_READ(child, thread_pid), pidns_inum);
+	*made_by = pid_in_memsup_ns(BPF_CORE_READ(parent, group_leader, thread_pid),
+				    pidns_inum);
+	return true;
 }
 
 #endif

@@ -11,44 +11,18 @@
  * through tracefs, which need not be mounted; the raw tracepoint of every
  * system call's entry, the fallback, costs every call on the machine
  * about 90 ns while memsup -p runs.  Not fentry on the mmap path: these
- * machines refuse BPF trampolines (EPERM at load).
+ * machines refuse BPF trampolines (EPERM at load).  The programs live in
+ * memsup.bpf.c.
  */
 #ifndef MEMSUP_MAPPING_WATCH_BPF_H
 #define MEMSUP_MAPPING_WATCH_BPF_H
 
-#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include "memsup.h"
 
 #define MS_NR_MMAP 9		/* x86_64 */
 #define MS_PROT_EXEC 0x4
 #define MS_MAP_ANONYMOUS 0x20
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} mapping_wakes SEC(".maps");
-
-/* Wakes that found no room: the supervisor then looks at every process. */
-__u64 missed_mapping_wakes;
-
-static __always_inline void
-mapping_wake(unsigned long prot, unsigned long flags)
-{
-	__u64 pid_tgid = current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-	struct ms_mapping_wake *wake;
-
-	if (!(prot & MS_PROT_EXEC) || (flags & MS_MAP_ANONYMOUS) ||
-	    !bpf_map_lookup_elem(&tracked, &tgid))
-		return;
-	wake = bpf_ringbuf_reserve(&mapping_wakes, sizeof(*wake), 0);
-	if (!wake) {
-		__sync_fetch_and_add(&missed_mapping_wakes, 1);
-		return;
-	}
-	wake->pid = tgid;
-	wake->tid = (__u32)pid_tgid;
-	bpf_ringbuf_submit(wake, BPF_RB_FORCE_WAKEUP);
-}
 
 /* The record of syscalls/sys_enter_mmap, as its format file gives it. */
 struct sys_enter_mmap_record {
@@ -57,19 +31,29 @@ struct sys_enter_mmap_record {
 	unsigned long addr, len, prot, flags, fd, off;
 };
 
-SEC("tp/syscalls/sys_enter_mmap")
-int mapping_watch(struct sys_enter_mmap_record *r)
+/*
+ * Wakes the supervisor through the ring wakes for an executable file
+ * mapping made by a process of tracked; counts in *missed the wakes that
+ * found no room, for the supervisor then to look at every process.
+ */
+static __always_inline void
+mapping_wake(void *tracked, void *wakes, __u64 *missed, __u64 pid_tgid,
+	     unsigned long prot, unsigned long flags)
 {
-	mapping_wake(r->prot, r->flags);
-	return 0;
-}
+	__u32 tgid = pid_tgid >> 32;
+	struct ms_mapping_wake *wake;
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(mapping_watch_any_syscall, struct pt_regs *regs, long id)
-{
-	if (id == MS_NR_MMAP)
-		mapping_wake(PT_REGS_PARM3_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs));
-	return 0;
+	if (!(prot & MS_PROT_EXEC) || (flags & MS_MAP_ANONYMOUS) ||
+	    !bpf_map_lookup_elem(tracked, &tgid))
+		return;
+	wake = bpf_ringbuf_reserve(wakes, sizeof(*wake), 0);
+	if (!wake) {
+		__sync_fetch_and_add(missed, 1);
+		return;
+	}
+	wake->pid = tgid;
+	wake->tid = (__u32)pid_tgid;
+	bpf_ringbuf_submit(wake, BPF_RB_FORCE_WAKEUP);
 }
 
 #endif

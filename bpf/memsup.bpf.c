@@ -20,6 +20,11 @@
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
 #include "memsup.h"
+#include "pid-namespace.bpf.h"
+#include "pressure.bpf.h"
+#include "mapping-watch.bpf.h"
+#include "escape-watch.bpf.h"
+#include "unwind-walk.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -67,17 +72,131 @@ struct {
 
 extern bool bpf_session_is_return(void) __ksym __weak;
 
-#include "pid-namespace.bpf.h"
-#include "pressure.bpf.h"
-#include "mapping-watch.bpf.h"
-#include "escape-watch.bpf.h"
-#include "unwind-walk.bpf.h"
+/* Set by the supervisor before load: the inode of /proc/self/ns/pid. */
+const volatile __u32 pidns_inum = MS_INITIAL_PIDNS_INUM;
+
+/*
+ * Backpressure (pressure.bpf.h).  Set by the supervisor before load; 0
+ * disables it.
+ */
+const volatile __u64 wake_bytes = 0;		/* wake the reader past this */
+
+/* Set, read and cleared by the supervisor through the mmapped .bss. */
+__u64 watermark_bytes;	/* latch past this; 0: never */
+__u64 latch;
+__u64 epoch;
+__u64 max_fill;		/* the fullest the ring was seen above the watermark */
+
+/* One record per epoch, from the producer that won the latch. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} wakeups SEC(".maps");
+
+/* The processes the supervisor traces, by tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* The libraries memsup -p sees mapped (mapping-watch.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} mapping_wakes SEC(".maps");
+
+/* Wakes that found no room: the supervisor then looks at every process. */
+__u64 missed_mapping_wakes;
+
+/*
+ * Processes that escape tracing (escape-watch.bpf.h).  Set by the
+ * supervisor before load: its process id, in its namespace.
+ */
+const volatile __u32 supervisor_tgid = 0;
+
+/* The children that escaped, each with the process that made it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MS_ESCAPED_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} escaped SEC(".maps");
+
+/* Children that escaped when the map was full. */
+__u64 escaped_unnamed;
+
+/*
+ * Stacks walked from unwind tables (unwind-walk.bpf.h).  Set by the
+ * supervisor before load: whether it fills the tables.
+ */
+const volatile bool unwind_tables = false;
+
+/* Every table's pages and rows, sized and filled by the supervisor. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_page);
+} unwind_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_row_pair);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, MS_UNWIND_RULES);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_rule);
+} unwind_rules SEC(".maps");
+
+/* By tgid: the mappings with a table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct ms_unwind_space);
+} unwind_spaces SEC(".maps");
+
+/* Stacks sent as the tables gave them. */
+__u64 stacks_from_tables;
 
 /* Records that could not be sent, read by the supervisor. */
 __u64 lost_records;
 __u64 lost_calls;	/* no room in the pending map */
 __u64 dropped_stacks;	/* records sent without their stack */
 __u64 stacks_from_frame_pointers;	/* stacks sent as frame pointers gave them */
+
+/* Flags for submitting a data record: wake the reader only in batches. */
+static __always_inline __u64
+wakeup_flags(void)
+{
+	return ring_wakeup_flags(&events, wake_bytes);
+}
+
+/*
+ * The struct is filled field by field: clang may make an initializer of
+ * constants a copy from .rodata, where libbpf puts no map's address.
+ */
+static __always_inline void
+check_pressure(__u32 tgid)
+{
+	struct pressure p;
+
+	p.events = &events;
+	p.wakeups = &wakeups;
+	p.tracked = &tracked;
+	p.watermark_bytes = &watermark_bytes;
+	p.latch = &latch;
+	p.epoch = &epoch;
+	p.max_fill = &max_fill;
+	latch_on_pressure(&p, tgid);
+}
 
 static __always_inline __u64
 mul_saturated(__u64 a, __u64 b)
@@ -299,7 +418,15 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		 * keeps none can end at a 0 it takes for the outermost frame.
 		 */
 		if (stack_mode == MS_STACK_AUTO && unwind_tables) {
-			n = walk_unwind_tables(ctx, pid_tgid >> 32, pc->out.frames, &complete);
+			struct unwind_maps maps;
+
+			/* Field by field, as in check_pressure(). */
+			maps.spaces = &unwind_spaces;
+			maps.pages = &unwind_pages;
+			maps.rows = &unwind_rows;
+			maps.rules = &unwind_rules;
+			n = walk_unwind_tables(&maps, ctx, pid_tgid >> 32, stack_depth,
+					       pc->out.frames, &complete);
 			/* With no copy to fall back on, a walk the tables began is kept. */
 			by_tables = complete || (!stack_copy_bytes && n > 1);
 		}
@@ -385,7 +512,7 @@ called_from_own_file(struct pt_regs *ctx, __u64 shape)
 static __always_inline int
 call_entered(struct pt_regs *ctx, __u64 shape)
 {
-	__u64 pid_tgid = current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid(pidns_inum);
 	__u32 tid = (__u32)pid_tgid;
 	__u32 call = MS_SHAPE_CALL(shape), count_arg = MS_SHAPE_COUNT(shape);
 	__u64 sp = PT_REGS_SP(ctx), ptr, size;
@@ -423,7 +550,7 @@ call_entered(struct pt_regs *ctx, __u64 shape)
 static __always_inline int
 call_returned(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid(pidns_inum);
 	__u32 tid = (__u32)pid_tgid;
 	struct pending_call *pc = bpf_map_lookup_elem(&pending, &tid);
 	__u64 ret = PT_REGS_RC(ctx);
@@ -504,7 +631,7 @@ extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_p
 SEC("usdt")
 int BPF_USDT(region_mark, const char *name)
 {
-	__u64 pid_tgid = current_pid_tgid();
+	__u64 pid_tgid = current_pid_tgid(pidns_inum);
 	struct ms_region_event rec;
 	struct ms_event e;
 	long n;
@@ -529,5 +656,41 @@ int BPF_USDT(region_mark, const char *name)
 		return 0;
 	}
 	check_pressure(pid_tgid >> 32);
+	return 0;
+}
+
+/* An executable file mapping by a tracked process (mapping-watch.bpf.h). */
+static __always_inline void
+mapping_made(unsigned long prot, unsigned long flags)
+{
+	mapping_wake(&tracked, &mapping_wakes, &missed_mapping_wakes,
+		     current_pid_tgid(pidns_inum), prot, flags);
+}
+
+SEC("tp/syscalls/sys_enter_mmap")
+int mapping_watch(struct sys_enter_mmap_record *r)
+{
+	mapping_made(r->prot, r->flags);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(mapping_watch_any_syscall, struct pt_regs *regs, long id)
+{
+	if (id == MS_NR_MMAP)
+		mapping_made(PT_REGS_PARM3_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs));
+	return 0;
+}
+
+/* Names each child that escaped tracing (escape-watch.bpf.h). */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(escape_watch, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 pid, made_by;
+
+	if (!escaped_child(parent, child, supervisor_tgid, pidns_inum, &pid, &made_by))
+		return 0;
+	if (bpf_map_update_elem(&escaped, &pid, &made_by, BPF_ANY))
+		__sync_fetch_and_add(&escaped_unnamed, 1);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #ifndef MEMSUP_PID_NAMESPACE_BPF_H
 #define MEMSUP_PID_NAMESPACE_BPF_H
 
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
 /* PROC_PID_INIT_INO: the initial PID namespace's inode, fixed by the kernel. */
@@ -20,12 +21,12 @@
 /* MAX_PID_NS_LEVEL */
 #define MS_MAX_PIDNS_LEVEL 32
 
-/* Set by the supervisor before load: the inode of /proc/self/ns/pid. */
-const volatile __u32 pidns_inum = MS_INITIAL_PIDNS_INUM;
-
-/* pid's number in memsup's namespace; 0 for a task outside it. */
+/*
+ * pid's number in memsup's namespace, whose inode is pidns_inum (the
+ * supervisor's /proc/self/ns/pid); 0 for a task outside it.
+ */
 static __always_inline __u32
-pid_in_memsup_ns(const struct pid *pid)
+pid_in_memsup_ns(const struct pid *pid, __u32 pidns_inum)
 {
 	int level = (int)BPF_CORE_READ(pid, level);
 	struct upid up;
@@ -42,15 +43,15 @@ pid_in_memsup_ns(const struct pid *pid)
 
 /* As bpf_get_current_pid_tgid(): the process id above, the thread id below. */
 static __always_inline __u64
-current_pid_tgid(void)
+current_pid_tgid(__u32 pidns_inum)
 {
 	struct task_struct *task;
 
 	if (pidns_inum == MS_INITIAL_PIDNS_INUM)
 		return bpf_get_current_pid_tgid();
 	task = bpf_get_current_task_btf();
-	return (__u64)pid_in_memsup_ns(task->group_leader->thread_pid) << 32 |
-	       pid_in_memsup_ns(task->thread_pid);
+	return (__u64)pid_in_memsup_ns(task->group_leader->thread_pid, pidns_inum) << 32 |
+	       pid_in_memsup_ns(task->thread_pid, pidns_inum);
 }
 
 #endif

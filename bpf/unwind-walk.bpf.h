@@ -14,47 +14,26 @@
 #ifndef MEMSUP_UNWIND_WALK_BPF_H
 #define MEMSUP_UNWIND_WALK_BPF_H
 
-/* Set by the supervisor before load: whether it fills the tables. */
-const volatile bool unwind_tables = false;
+#include <bpf/bpf_helpers.h>
+#include "memsup.h"
 
-/* Every table's pages and rows, sized and filled by the supervisor. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct ms_unwind_page);
-} unwind_pages SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct ms_unwind_row_pair);
-} unwind_rows SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, MS_UNWIND_RULES);
-	__type(key, __u32);
-	__type(value, struct ms_unwind_rule);
-} unwind_rules SEC(".maps");
-
-/* By tgid: the mappings with a table. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct ms_unwind_space);
-} unwind_spaces SEC(".maps");
-
-/* Stacks sent as the tables gave them. */
-__u64 stacks_from_tables;
+/*
+ * The maps of the tables, memsup.bpf.c's, filled by the supervisor: the
+ * bpf_loop callbacks below reach them only through their context.
+ */
+struct unwind_maps {
+	void *spaces;		/* by tgid: the mappings with a table */
+	void *pages;		/* every table's pages */
+	void *rows;		/* and rows, two to an element */
+	void *rules;
+};
 
 struct unwind_walk {
+	struct unwind_maps maps;
 	__u64 pc, sp, bp;
 	__u64 *frames;
 	struct ms_unwind_space *space;
+	__u32 depth;		/* frames to walk, at most MS_STACK_MAX */
 	__u32 n;
 	bool complete;
 };
@@ -65,6 +44,7 @@ struct unwind_walk {
  * loop of steps.
  */
 struct unwind_search {
+	void *rows;		/* for the search of rows */
 	struct ms_unwind_space *space;
 	__u64 key;
 	__u32 lo, hi;
@@ -88,10 +68,10 @@ mapping_step(__u32 i, void *ctx)
 }
 
 static __always_inline struct ms_unwind_row *
-unwind_row(__u32 i)
+unwind_row(void *rows, __u32 i)
 {
 	__u32 pair = i / 2;
-	struct ms_unwind_row_pair *p = bpf_map_lookup_elem(&unwind_rows, &pair);
+	struct ms_unwind_row_pair *p = bpf_map_lookup_elem(rows, &pair);
 
 	return p ? &p->row[i & 1] : NULL;
 }
@@ -107,7 +87,7 @@ row_step(__u32 i, void *ctx)
 	if (s->lo >= s->hi)
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
-	row = unwind_row(mid);
+	row = unwind_row(s->rows, mid);
 	if (!row) {
 		s->lo = s->hi = 0;	/* no row: the walk stops */
 		return 1;
@@ -137,18 +117,20 @@ unwind_mapping(struct ms_unwind_space *space, __u64 at)
 
 /* The rule of the mapping's file at offset rel from its lowest address. */
 static __always_inline struct ms_unwind_rule *
-unwind_rule(const struct ms_unwind_mapping *m, __u32 rel)
+unwind_rule(const struct unwind_maps *maps, const struct ms_unwind_mapping *m, __u32 rel)
 {
 	__u32 at = rel >> MS_UNWIND_PAGE_SHIFT;
 	struct ms_unwind_page *page;
-	struct unwind_search s = { .key = rel & ((1u << MS_UNWIND_PAGE_SHIFT) - 1) };
+	struct unwind_search s = {
+		.rows = maps->rows, .key = rel & ((1u << MS_UNWIND_PAGE_SHIFT) - 1),
+	};
 	struct ms_unwind_row *row;
 	__u32 rule;
 
 	if (at >= m->npages)
 		return NULL;
 	at += m->first_page;
-	page = bpf_map_lookup_elem(&unwind_pages, &at);
+	page = bpf_map_lookup_elem(maps->pages, &at);
 	if (!page)
 		return NULL;
 	s.lo = page->first_row;
@@ -157,11 +139,11 @@ unwind_rule(const struct ms_unwind_mapping *m, __u32 rel)
 	bpf_loop(MS_UNWIND_PAGE_SHIFT + 1, row_step, &s, 0);
 	if (s.lo == page->first_row || s.lo != s.hi)
 		return NULL;
-	row = unwind_row(s.lo - 1);
+	row = unwind_row(maps->rows, s.lo - 1);
 	if (!row)
 		return NULL;
 	rule = row->rule;
-	return bpf_map_lookup_elem(&unwind_rules, &rule);
+	return bpf_map_lookup_elem(maps->rules, &rule);
 }
 
 static long
@@ -173,7 +155,7 @@ unwind_step(__u32 i, void *ctx)
 	__u64 cfa, at;
 
 	/* The frame is the loop's index: the verifier then needs no other bound. */
-	if (i >= stack_depth || i >= MS_STACK_MAX) {
+	if (i >= w->depth || i >= MS_STACK_MAX) {
 		w->complete = true;
 		return 1;
 	}
@@ -183,7 +165,7 @@ unwind_step(__u32 i, void *ctx)
 	m = unwind_mapping(w->space, at);
 	if (!m || at - m->base > 0xffffffffULL)
 		return 1;
-	r = unwind_rule(m, (__u32)(at - m->base));
+	r = unwind_rule(&w->maps, m, (__u32)(at - m->base));
 	if (!r)
 		return 1;
 	switch (r->cfa) {
@@ -214,18 +196,21 @@ unwind_step(__u32 i, void *ctx)
 }
 
 /*
- * Walks from the caller's registers into frames; returns the frames
- * taken, and whether the walk reached the outermost frame or the depth.
+ * Walks from the caller's registers into frames, depth of them at most;
+ * returns the frames taken, and whether the walk reached the outermost
+ * frame or the depth.
  */
 static __always_inline __u32
-walk_unwind_tables(struct pt_regs *ctx, __u32 tgid, __u64 *frames, bool *complete)
+walk_unwind_tables(const struct unwind_maps *maps, struct pt_regs *ctx, __u32 tgid,
+		   __u32 depth, __u64 *frames, bool *complete)
 {
 	struct unwind_walk w = {
-		.pc = ctx->ip, .sp = ctx->sp, .bp = ctx->bp, .frames = frames,
+		.maps = *maps, .pc = ctx->ip, .sp = ctx->sp, .bp = ctx->bp,
+		.frames = frames, .depth = depth,
 	};
 
 	*complete = false;
-	w.space = bpf_map_lookup_elem(&unwind_spaces, &tgid);
+	w.space = bpf_map_lookup_elem(maps->spaces, &tgid);
 	if (!w.space)
 		return 0;
 	bpf_loop(MS_STACK_MAX + 1, unwind_step, &w, 0);
