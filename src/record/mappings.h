@@ -10,15 +10,15 @@
 #include <sys/types.h>
 #include "u64map.h"
 
+struct file_cache;
 struct record;
 
 /*
  * Calls emit with a MAPPING record for each executable file mapping of
  * pid that *seen (start address -> inode) does not hold yet, and adds it.
+ * The build-ids are read once per file in files.
  */
-void mappings_record_new(pid_t pid, struct u64map *seen,
+void mappings_record_new(struct file_cache *files, pid_t pid, struct u64map *seen,
 			 void (*emit)(void *ctx, struct record *r), void *ctx);
-/* Frees the cache of build-ids. */
-void mappings_release(void);
 
 #endif

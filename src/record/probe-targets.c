@@ -4,6 +4,7 @@
 #include "allocator-functions.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "file-cache.h"
 #include "procfs.h"
 
 #include <errno.h>
@@ -13,10 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Resolved files, kept for the whole run: a shell tree execs the same few. */
-static struct probe_target **cache;
-static size_t ncache, cache_cap;
 
 /* An allocator function found in the symbol tables. */
 struct found_function {
@@ -245,35 +242,25 @@ probe_target_free(struct probe_target *t)
 	free(t->path);
 }
 
-static struct probe_target *
-cached_target(const struct stat *st)
-{
-	size_t i;
-
-	for (i = 0; i < ncache; i++)
-		if (cache[i]->dev == st->st_dev && cache[i]->ino == st->st_ino)
-			return cache[i];
-	return NULL;
-}
-
 /*
  * Resolves one file, once per inode.  scan_path is what is opened (for
  * the executable, /proc/PID/exe, which names the very inode the process
  * runs even if its path was replaced since).
  */
 static int
-resolve_target(const char *scan_path, const char *display_path, bool keep_open,
-	       enum probe_sites sites, struct probe_target **out)
+resolve_target(struct file_cache *files, const char *scan_path, const char *display_path,
+	       bool keep_open, enum probe_sites sites, struct probe_target **out)
 {
+	struct cached_file *f;
 	struct probe_target *t;
 	struct stat st;
 	int fd, err;
 
 	if (stat(scan_path, &st))
 		return -errno;
-	t = cached_target(&st);
-	if (t) {
-		*out = t;
+	f = file_cache_get(files, st.st_dev, st.st_ino);
+	if (f->target) {
+		*out = f->target;
 		return 0;
 	}
 	fd = open(scan_path, O_RDONLY | O_CLOEXEC);
@@ -291,13 +278,13 @@ resolve_target(const char *scan_path, const char *display_path, bool keep_open,
 	if (!keep_open)
 		close(fd);
 	t->path = xstrdup(display_path);
-	cache = xgrow(cache, &cache_cap, ncache + 1, sizeof(*cache));
-	cache[ncache++] = t;
+	f->target = t;
 	*out = t;
 	return 0;
 }
 
 struct maps_scan {
+	struct file_cache *files;
 	pid_t pid;
 	enum probe_sites sites;
 	struct image_targets *out;
@@ -342,12 +329,12 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 	if (st.st_dev == ms->exe.st_dev && st.st_ino == ms->exe.st_ino) {
 		/* Through /proc/PID/exe, which names the very inode it runs. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", ms->pid);
-		err = resolve_target(exe, ms->exe_path, false, ms->sites, &t);
+		err = resolve_target(ms->files, exe, ms->exe_path, false, ms->sites, &t);
 		if (!err)
 			out->exe = t;
 	} else {
-		err = resolve_target(m->open_path, m->path, m->open_path != m->path,
-				     ms->sites, &t);
+		err = resolve_target(ms->files, m->open_path, m->path,
+				     m->open_path != m->path, ms->sites, &t);
 	}
 	if (err) {
 		ms->err = err;
@@ -362,13 +349,14 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 }
 
 int
-image_targets_find(pid_t pid, enum probe_sites sites, struct image_targets *out,
-		   const char **why)
+image_targets_find(struct file_cache *files, pid_t pid, enum probe_sites sites,
+		   struct image_targets *out, const char **why)
 {
 	/* What *why points to must outlive the call. */
 	static char exe_path[4096], failed_path[4096], exe[64];
-	struct maps_scan ms = { .pid = pid, .sites = sites, .out = out, .exe_path = exe_path,
-				.why = failed_path, .why_size = sizeof(failed_path) };
+	struct maps_scan ms = { .files = files, .pid = pid, .sites = sites, .out = out,
+				.exe_path = exe_path, .why = failed_path,
+				.why_size = sizeof(failed_path) };
 	int err;
 
 	out->ntargets = 0;
@@ -409,21 +397,4 @@ image_targets_free(struct image_targets *it)
 	it->ntargets = 0;
 	it->targets_cap = 0;
 	it->exe = NULL;
-}
-
-void
-probe_targets_release(void)
-{
-	size_t i;
-
-	for (i = 0; i < ncache; i++) {
-		if (cache[i]->fd >= 0)
-			close(cache[i]->fd);
-		probe_target_free(cache[i]);
-		free(cache[i]);
-	}
-	free(cache);
-	cache = NULL;
-	ncache = 0;
-	cache_cap = 0;
 }

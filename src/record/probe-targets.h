@@ -13,6 +13,8 @@
 #include "memsup.h"
 #include "probe-sites.h"
 
+struct file_cache;
+
 /* One allocator function of a file, and where its probe goes. */
 struct probe_call {
 	uint64_t shape;		/* MS_SHAPE, the probe's cookie */
@@ -65,14 +67,12 @@ void probe_target_free(struct probe_target *t);
  * allocator functions or that marks regions, the executable (through
  * /proc/PID/exe) included.  A file memsup reaches at no path (a process
  * of another root or mount namespace) is held open, as fd, else fd is -1.
+ * Each file is read once; out points into files, which must outlive it.
  * Returns 0 or a negative errno; *why names the file at fault.
  */
-int image_targets_find(pid_t pid, enum probe_sites sites, struct image_targets *out,
-		       const char **why);
+int image_targets_find(struct file_cache *files, pid_t pid, enum probe_sites sites,
+		       struct image_targets *out, const char **why);
 void image_targets_copy(struct image_targets *to, const struct image_targets *from);
 void image_targets_free(struct image_targets *it);
-
-/* Frees the cache of resolved targets, which the image_targets point into. */
-void probe_targets_release(void);
 
 #endif

@@ -10,7 +10,6 @@
 #include "error.h"
 #include "launch.h"
 #include "link-reaper.h"
-#include "mappings.h"
 #include "privileges.h"
 #include "realtime.h"
 #include "record.h"
@@ -76,6 +75,7 @@ session_init(struct session *s, const struct run_options *o)
 	s->probe_sites = o->probe_sites;
 	s->allow_partial = o->allow_partial;
 	u64map_init(&s->processes);
+	file_cache_init(&s->files);
 	tracer_init(&s->tracer, &session_tracer_ops, s);
 }
 
@@ -188,8 +188,7 @@ session_free(struct session *s)
 	session_untrace_all(s);
 	link_reaper_wait();
 	consumer_close(&s->consumer);
-	probe_targets_release();
-	mappings_release();
+	file_cache_free(&s->files);
 	heap_free(&s->heap);
 	sites_free(&s->sites);
 }

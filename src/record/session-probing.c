@@ -107,7 +107,7 @@ static void
 probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const char *why = "";
-	int err = image_targets_find(pid, s->probe_sites, &tp->targets, &why);
+	int err = image_targets_find(&s->files, pid, s->probe_sites, &tp->targets, &why);
 
 	if (err)
 		mark_untraced(s, tp, pid, why, err);
@@ -115,7 +115,7 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
 		attach_targets(s, pid, tp);
 	/* The mappings serve to symbolize stacks. */
 	if (s->stacks)
-		mappings_record_new(pid, &tp->mapped, emit_mapping, s);
+		mappings_record_new(&s->files, pid, &tp->mapped, emit_mapping, s);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "consumer.h"
 #include "credentials.h"
 #include "dl-hook.h"
+#include "file-cache.h"
 #include "heap.h"
 #include "pressure.h"
 #include "probe-attach.h"
@@ -49,6 +50,7 @@ struct session {
 	struct tracer tracer;
 	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
+	struct file_cache files;	/* what the processes' images hold */
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	uint64_t vanished;		/* threads gone without a report */
