@@ -4,7 +4,6 @@
 #include "error.h"
 
 #include <bpf/libbpf.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,10 +16,6 @@ struct doomed {
 
 /* A reaper only closes descriptors. */
 enum { REAPER_STACK_SIZE = 64 * 1024 };
-
-/* Only the supervisor's thread starts and joins reapers. */
-static pthread_t *reapers;
-static size_t nreapers, reapers_cap;
 
 static void
 close_all(struct doomed *d)
@@ -45,18 +40,19 @@ reap(void *arg)
 
 /* Joins the reapers that are done, so that a long run keeps few. */
 static void
-join_finished(void)
+join_finished(struct link_reaper *r)
 {
 	size_t i, kept = 0;
 
-	for (i = 0; i < nreapers; i++)
-		if (pthread_tryjoin_np(reapers[i], NULL))
-			reapers[kept++] = reapers[i];
-	nreapers = kept;
+	for (i = 0; i < r->nthreads; i++)
+		if (pthread_tryjoin_np(r->threads[i], NULL))
+			r->threads[kept++] = r->threads[i];
+	r->nthreads = kept;
 }
 
 void
-link_reaper_close(int *fds, size_t nfds, struct bpf_link **links, size_t nlinks)
+link_reaper_close(struct link_reaper *r, int *fds, size_t nfds,
+		  struct bpf_link **links, size_t nlinks)
 {
 	struct doomed *d = xmalloc(sizeof(*d));
 	pthread_attr_t attr;
@@ -71,7 +67,7 @@ link_reaper_close(int *fds, size_t nfds, struct bpf_link **links, size_t nlinks)
 		close_all(d);
 		return;
 	}
-	join_finished();
+	join_finished(r);
 	/* Threads inherit the supervisor's blocked signals, as they must. */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, REAPER_STACK_SIZE);
@@ -81,19 +77,20 @@ link_reaper_close(int *fds, size_t nfds, struct bpf_link **links, size_t nlinks)
 		close_all(d);
 		return;
 	}
-	reapers = xgrow(reapers, &reapers_cap, nreapers + 1, sizeof(*reapers));
-	reapers[nreapers++] = thread;
+	r->threads = xgrow(r->threads, &r->threads_cap, r->nthreads + 1,
+			   sizeof(*r->threads));
+	r->threads[r->nthreads++] = thread;
 }
 
 void
-link_reaper_wait(void)
+link_reaper_wait(struct link_reaper *r)
 {
 	size_t i;
 
-	for (i = 0; i < nreapers; i++)
-		pthread_join(reapers[i], NULL);
-	free(reapers);
-	reapers = NULL;
-	nreapers = 0;
-	reapers_cap = 0;
+	for (i = 0; i < r->nthreads; i++)
+		pthread_join(r->threads[i], NULL);
+	free(r->threads);
+	r->threads = NULL;
+	r->nthreads = 0;
+	r->threads_cap = 0;
 }

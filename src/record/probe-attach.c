@@ -252,7 +252,7 @@ process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
 }
 
 void
-process_probes_release(struct process_probes *pp)
+process_probes_release(struct process_probes *pp, struct link_reaper *reaper)
 {
 	size_t i;
 
@@ -265,13 +265,13 @@ process_probes_release(struct process_probes *pp)
 			int *fd = xmalloc(sizeof(*fd));
 
 			*fd = tl->fd;
-			link_reaper_close(fd, 1, NULL, 0);
+			link_reaper_close(reaper, fd, 1, NULL, 0);
 		}
 		for (j = 0; j < tl->nlinks; j++) {
 			struct bpf_link **link = xmalloc(sizeof(*link));
 
 			*link = tl->links[j];
-			link_reaper_close(NULL, 0, link, 1);
+			link_reaper_close(reaper, NULL, 0, link, 1);
 		}
 		free(tl->links);
 	}

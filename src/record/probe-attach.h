@@ -13,6 +13,7 @@
 
 struct memsup_bpf;
 struct bpf_link;
+struct link_reaper;
 
 /* The links of one file in one process. */
 struct target_links {
@@ -43,7 +44,7 @@ int process_probes_attach(struct process_probes *pp, const struct memsup_bpf *sk
 			  bool session_links, pid_t pid, const struct image_targets *it);
 /* The process lives on untraced: its links are gone when this returns. */
 void process_probes_detach(struct process_probes *pp);
-/* The process is gone: its links are closed in the background. */
-void process_probes_release(struct process_probes *pp);
+/* The process is gone: its links are closed in the background, by reaper. */
+void process_probes_release(struct process_probes *pp, struct link_reaper *reaper);
 
 #endif

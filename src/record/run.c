@@ -186,7 +186,7 @@ session_free(struct session *s)
 	capture_abort(s->capture);
 	tracer_free(&s->tracer);
 	session_untrace_all(s);
-	link_reaper_wait();
+	link_reaper_wait(&s->reaper);
 	consumer_close(&s->consumer);
 	file_cache_free(&s->files);
 	heap_free(&s->heap);

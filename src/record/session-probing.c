@@ -217,9 +217,9 @@ session_track(struct session *s, pid_t pid)
 }
 
 static void
-untrace(struct traced_process *tp)
+untrace(struct traced_process *tp, struct link_reaper *reaper)
 {
-	process_probes_release(&tp->probes);
+	process_probes_release(&tp->probes, reaper);
 	image_targets_free(&tp->targets);
 	u64map_free(&tp->mapped);
 	free(tp);
@@ -231,7 +231,7 @@ session_untrace_all(struct session *s)
 	struct u64map_slot *slot;
 
 	u64map_foreach(&s->processes, slot)
-		untrace((struct traced_process *)(uintptr_t)slot->value);
+		untrace((struct traced_process *)(uintptr_t)slot->value, &s->reaper);
 	u64map_free(&s->processes);
 }
 
@@ -312,7 +312,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	 * execs, it carries on as a new task under the leader's pid.
 	 */
 	if (former_tid != pid)
-		process_probes_release(&tp->probes);
+		process_probes_release(&tp->probes, &s->reaper);
 	consumer_forget_thread(&s->consumer, pid);
 	consumer_forget_thread(&s->consumer, former_tid);
 	session_emit_process_record(s, &r);
@@ -332,7 +332,7 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 	session_emit_process_record(s, &r);
 	consumer_untrack(&s->consumer, pid);
 	if (u64map_remove(&s->processes, (uint64_t)pid, &value))
-		untrace((struct traced_process *)(uintptr_t)value);
+		untrace((struct traced_process *)(uintptr_t)value, &s->reaper);
 }
 
 /* The dynamic linker has mapped or unmapped libraries, or is about to. */

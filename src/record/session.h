@@ -19,6 +19,7 @@
 #include "dl-hook.h"
 #include "file-cache.h"
 #include "heap.h"
+#include "link-reaper.h"
 #include "pressure.h"
 #include "probe-attach.h"
 #include "probe-targets.h"
@@ -51,6 +52,7 @@ struct session {
 	struct pressure pressure;
 	struct u64map processes;	/* pid -> struct traced_process * */
 	struct file_cache files;	/* what the processes' images hold */
+	struct link_reaper reaper;	/* closes the links of processes gone */
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	uint64_t vanished;		/* threads gone without a report */
