@@ -50,6 +50,9 @@ tracer_of(pid_t pid)
 	return tracer;
 }
 
+/* attach_process's *why: the main thread alone attaches. */
+static char why_buf[256];
+
 /* One pass over /proc/PID/task: how many threads it seized, or -errno. */
 static int
 seize_new_threads(pid_t pid, struct tracer *t)
@@ -104,7 +107,7 @@ still_alive(int pidfd)
  * pid was never free for another process to take meanwhile.
  */
 static int
-check_and_seize(pid_t pid, int pidfd, struct tracer *t, char *why, size_t why_size)
+check_and_seize(pid_t pid, int pidfd, struct tracer *t)
 {
 	char comm[64], tracer_comm[64];
 	unsigned long flags;
@@ -112,69 +115,79 @@ check_and_seize(pid_t pid, int pidfd, struct tracer *t, char *why, size_t why_si
 	int n;
 
 	if (!read_stat(pid, comm, sizeof(comm), &flags)) {
-		snprintf(why, why_size, "there is no process %d", pid);
-		return -1;
+		snprintf(why_buf, sizeof(why_buf), "there is no process %d",
+			 pid);
+		return -ESRCH;
 	}
 	if (flags & PF_KTHREAD) {
-		snprintf(why, why_size, "process %d (%s) is a kernel thread", pid, comm);
-		return -1;
+		snprintf(why_buf, sizeof(why_buf), "process %d (%s) is a kernel "
+			 "thread", pid, comm);
+		return -EPERM;
 	}
 	tracer = tracer_of(pid);
 	if (tracer) {
 		if (!read_stat(tracer, tracer_comm, sizeof(tracer_comm), &flags))
 			snprintf(tracer_comm, sizeof(tracer_comm), "?");
-		snprintf(why, why_size, "process %d (%s) is traced already, by "
-			 "process %d (%s)", pid, comm, tracer, tracer_comm);
-		return -1;
+		snprintf(why_buf, sizeof(why_buf), "process %d (%s) is traced "
+			 "already, by process %d (%s)", pid, comm, tracer,
+			 tracer_comm);
+		return -EBUSY;
 	}
 	/* Seizing the leader first makes it the root.  Threads started
 	 * meanwhile by a seized thread are attached by the kernel; the
 	 * others are found by the next pass. */
 	if (ptrace(PTRACE_SEIZE, pid, 0L, (long)TRACER_FOLLOW_OPTIONS)) {
-		snprintf(why, why_size, "cannot trace process %d (%s): %s", pid,
-			 comm, strerror(errno));
-		return -1;
+		int err = errno;
+
+		snprintf(why_buf, sizeof(why_buf), "cannot trace process %d "
+			 "(%s): %s", pid, comm, strerror(err));
+		return -err;
 	}
 	tracer_adopt(t, pid, pid);
 	if (!still_alive(pidfd)) {
 		/* What was seized, if anything, is let go when memsup exits. */
-		snprintf(why, why_size, "process %d (%s) exited while memsup "
-			 "attached to it", pid, comm);
-		return -1;
+		snprintf(why_buf, sizeof(why_buf), "process %d (%s) exited while "
+			 "memsup attached to it", pid, comm);
+		return -ESRCH;
 	}
 	while ((n = seize_new_threads(pid, t)) > 0)
 		;
 	if (n < 0) {
-		snprintf(why, why_size, "cannot trace the threads of process %d "
-			 "(%s): %s", pid, comm, strerror(-n));
-		return -1;
+		snprintf(why_buf, sizeof(why_buf), "cannot trace the threads of "
+			 "process %d (%s): %s", pid, comm, strerror(-n));
+		return n;
 	}
 	return 0;
 }
 
 int
-attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size)
+attach_process(pid_t pid, struct tracer *t, const char **why)
 {
 	pid_t tgid = 0;
 	int pidfd, ret;
 
 	pidfd = pid > 0 ? process_handle(pid) : -1;
 	if (pidfd < 0) {
-		int err = errno;
+		/* No call was made for pid <= 0: errno says nothing then. */
+		int err = pid > 0 ? errno : ESRCH;
 
 		/* A thread's tid is refused with ENOENT (EINVAL before 6.9). */
 		if (pid > 0 && (err == ENOENT || err == EINVAL) &&
 		    proc_status_scan(pid, "Tgid", "%d", &tgid) == 1 && tgid != pid)
-			snprintf(why, why_size, "%d is a thread of process %d: "
-				 "give the process ID", pid, tgid);
+			snprintf(why_buf, sizeof(why_buf), "%d is a thread of "
+				 "process %d: give the process ID", pid, tgid);
 		else if (pid <= 0 || err == ESRCH || err == ENOENT || err == EINVAL)
-			snprintf(why, why_size, "there is no process %d", pid);
+			snprintf(why_buf, sizeof(why_buf), "there is no "
+				 "process %d", pid);
 		else
-			snprintf(why, why_size, "cannot open process %d: %s", pid,
-				 strerror(err));
-		return -1;
+			snprintf(why_buf, sizeof(why_buf), "cannot open "
+				 "process %d: %s", pid, strerror(err));
+		*why = why_buf;
+		return -err;
 	}
-	ret = check_and_seize(pid, pidfd, t, why, why_size);
+	ret = check_and_seize(pid, pidfd, t);
 	close(pidfd);
+	if (ret)
+		*why = why_buf;
 	return ret;
 }

@@ -3,18 +3,18 @@
 #ifndef MEMSUP_ATTACH_H
 #define MEMSUP_ATTACH_H
 
-#include <stddef.h>
 #include <sys/types.h>
 
 struct tracer;
 
 /*
  * Seizes every thread of process pid, threads it starts meanwhile
- * included, and hands them to the tracer.  Returns 0, or -1 with why
- * saying why not: no such process, a thread's ID, a kernel thread, a
- * process traced already (naming its tracer), a process that exited
- * meanwhile, or no permission.
+ * included, and hands them to the tracer.  Returns 0, or a negative
+ * errno with *why saying why not, complete (the caller adds nothing):
+ * no such process, a thread's ID, a kernel thread, a process traced
+ * already (naming its tracer), a process that exited meanwhile, or no
+ * permission.
  */
-int attach_process(pid_t pid, struct tracer *t, char *why, size_t why_size);
+int attach_process(pid_t pid, struct tracer *t, const char **why);
 
 #endif

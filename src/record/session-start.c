@@ -46,11 +46,12 @@ session_start_command(struct session *s, const struct run_options *o,
 int
 session_start_attached(struct session *s, const struct run_options *o)
 {
-	char why[256], path[4096];
+	char path[4096];
+	const char *why;
 	struct record r = { .type = REC_ATTACH, .pid = (uint32_t)o->attach_pid,
 			    .tid = (uint32_t)o->attach_pid, .exec.path = path };
 
-	if (attach_process(o->attach_pid, &s->tracer, why, sizeof(why))) {
+	if (attach_process(o->attach_pid, &s->tracer, &why)) {
 		error_msg("%s", why);
 		return MS_EXIT_FAILURE;
 	}
