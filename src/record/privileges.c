@@ -27,8 +27,10 @@ has_cap(const struct __user_cap_data_struct data[2], int cap)
 }
 
 int
-check_capabilities(char *missing, size_t size)
+check_capabilities(const char **why)
 {
+	/* *why: only the main thread checks, once. */
+	static char missing[128];
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
@@ -42,7 +44,7 @@ check_capabilities(char *missing, size_t size)
 		{ CAP_PERFMON, CAP_SYS_ADMIN, "CAP_PERFMON" },
 		{ CAP_SYS_PTRACE, CAP_SYS_PTRACE, "CAP_SYS_PTRACE" },
 	};
-	size_t i, len = 0;
+	size_t i, len = 0, size = sizeof(missing);
 
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
@@ -53,7 +55,10 @@ check_capabilities(char *missing, size_t size)
 		len += (size_t)snprintf(missing + len, len < size ? size - len : 0,
 					"%s%s", len ? ", " : "", needed[i].name);
 	}
-	return len ? -EPERM : 0;
+	if (!len)
+		return 0;
+	*why = missing;
+	return -EPERM;
 }
 
 int
@@ -65,12 +70,17 @@ check_kernel_btf(void)
 int
 check_environment(unsigned int *pidns_inum)
 {
-	char missing[128];
-	int err = check_capabilities(missing, sizeof(missing));
+	const char *missing;
+	int err = check_capabilities(&missing);
 
 	if (err == -EPERM) {
 		error_msg("memsup needs root, or CAP_BPF, CAP_PERFMON and "
 			  "CAP_SYS_PTRACE; missing: %s", missing);
+		return -1;
+	}
+	if (err) {
+		error_msg("cannot read memsup's capabilities: %s",
+			  strerror(-err));
 		return -1;
 	}
 	if (check_kernel_btf()) {

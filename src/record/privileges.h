@@ -3,14 +3,12 @@
 #ifndef MEMSUP_PRIVILEGES_H
 #define MEMSUP_PRIVILEGES_H
 
-#include <stddef.h>
-
 /*
  * Returns 0 when the effective capabilities cover BPF, perf events and
- * ptrace; otherwise -EPERM with the missing ones, comma-separated, in
- * missing.
+ * ptrace; otherwise -EPERM with *why listing the missing ones,
+ * comma-separated; another negative errno when capget fails.
  */
-int check_capabilities(char *missing, size_t size);
+int check_capabilities(const char **why);
 
 /* Returns 0 when the kernel exposes its BTF, which CO-RE needs. */
 int check_kernel_btf(void);
