@@ -21,7 +21,7 @@ struct gunzip {
 	bool in_member;		/* inside a gzip member */
 	bool input_end;		/* read() said end of file */
 	enum gunzip_status status;
-	const char *what;
+	const char *why;
 	unsigned char *out_next;
 	size_t out_have;
 	unsigned char in[IN_SIZE];
@@ -29,10 +29,10 @@ struct gunzip {
 };
 
 static void
-set_error(struct gunzip *g, enum gunzip_status status, const char *what)
+set_error(struct gunzip *g, enum gunzip_status status, const char *why)
 {
 	g->status = status;
-	g->what = what;
+	g->why = why;
 }
 
 /* Reads more of the file after the input not yet used. */
@@ -168,9 +168,9 @@ gunzip_raw(const struct gunzip *g)
 }
 
 enum gunzip_status
-gunzip_status(const struct gunzip *g, const char **what)
+gunzip_status(const struct gunzip *g, const char **why)
 {
-	*what = g->what;
+	*why = g->why;
 	return g->status;
 }
 

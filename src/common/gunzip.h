@@ -33,8 +33,8 @@ struct gunzip *gunzip_open(int fd);
 size_t gunzip_read(struct gunzip *g, void *buf, size_t len);
 /* Whether the file, once read from, is not gzip: its bytes unchecked. */
 bool gunzip_raw(const struct gunzip *g);
-/* GUNZIP_OK until an error; *what describes it. */
-enum gunzip_status gunzip_status(const struct gunzip *g, const char **what);
+/* GUNZIP_OK until an error; *why describes it. */
+enum gunzip_status gunzip_status(const struct gunzip *g, const char **why);
 void gunzip_close(struct gunzip *g);
 
 #endif
