@@ -24,8 +24,9 @@ load_groups(struct workload_user *wu, const char *name)
 
 	getgrouplist(name, wu->gid, NULL, &n);
 	wu->groups = xcalloc((size_t)n, sizeof(*wu->groups));
+	/* Only if the list grew since the count a moment ago. */
 	if (getgrouplist(name, wu->gid, wu->groups, &n) < 0)
-		return -1;
+		return -EAGAIN;
 	wu->ngroups = n;
 	return 0;
 }
@@ -48,6 +49,7 @@ workload_user_resolve(struct workload_user *wu, const char *user,
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
 	struct passwd *pw;
 	unsigned long uid, gid;
+	int err;
 
 	memset(wu, 0, sizeof(*wu));
 	if (keep_root)
@@ -56,7 +58,7 @@ workload_user_resolve(struct workload_user *wu, const char *user,
 		pw = getpwnam(user);
 		if (!pw) {
 			*why = "no such user";
-			return -1;
+			return -ENOENT;
 		}
 		uid = pw->pw_uid;
 		gid = pw->pw_gid;
@@ -66,23 +68,24 @@ workload_user_resolve(struct workload_user *wu, const char *user,
 			return 0;
 		if (!parse_id(sudo_uid, &uid) || !sudo_gid || !parse_id(sudo_gid, &gid)) {
 			*why = "SUDO_UID or SUDO_GID is not a number";
-			return -1;
+			return -EINVAL;
 		}
 		if (uid == 0)
 			return 0;
 		pw = getpwuid((uid_t)uid);
 		if (!pw) {
 			*why = "SUDO_UID names no user";
-			return -1;
+			return -ENOENT;
 		}
 	}
 	wu->change = true;
 	wu->uid = (uid_t)uid;
 	wu->gid = (gid_t)gid;
-	if (load_groups(wu, pw->pw_name)) {
+	err = load_groups(wu, pw->pw_name);
+	if (err) {
 		*why = "cannot list the user's groups";
 		workload_user_free(wu);
-		return -1;
+		return err;
 	}
 	return 0;
 }
@@ -94,14 +97,14 @@ workload_user_apply(const struct workload_user *wu)
 	 * to change the others. */
 	if (wu->change && (setgroups((size_t)wu->ngroups, wu->groups) ||
 			   setgid(wu->gid) || setuid(wu->uid)))
-		return errno;
+		return -errno;
 	/*
 	 * The kernel honours a set-user-ID program under a tracer holding
 	 * CAP_SYS_PTRACE.  The workload must not gain privilege through
 	 * memsup's, so a workload that is not root gets none from exec.
 	 */
 	if (getuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L))
-		return errno;
+		return -errno;
 	return 0;
 }
 

@@ -20,13 +20,14 @@ struct workload_user {
 
 /*
  * Decides from --user NAME (or NULL), --keep-root, and sudo's SUDO_UID and
- * SUDO_GID.  Returns 0, or -1 with *why saying what is wrong.
+ * SUDO_GID.  Returns 0, or a negative errno with *why saying what is
+ * wrong, complete (the caller adds nothing).
  */
 int workload_user_resolve(struct workload_user *wu, const char *user,
 			  bool keep_root, const char **why);
 /*
  * In the forked child, before exec: async-signal-safe.  A workload that
- * is not root also gets no_new_privs.  Returns 0 or errno.
+ * is not root also gets no_new_privs.  Returns 0 or a negative errno.
  */
 int workload_user_apply(const struct workload_user *wu);
 void workload_user_free(struct workload_user *wu);

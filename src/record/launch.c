@@ -63,7 +63,7 @@ run_child(char *const argv[], const struct workload_user *wu,
 	trace_guard_install(guard);
 	err = workload_user_apply(wu);
 	if (err)
-		child_failed(err_fd, LAUNCH_CREDENTIALS, err, MS_EXIT_FAILURE);
+		child_failed(err_fd, LAUNCH_CREDENTIALS, -err, MS_EXIT_FAILURE);
 	execvp(argv[0], argv);
 	err = errno;
 	child_failed(err_fd, LAUNCH_EXEC, err,
@@ -82,7 +82,7 @@ launch_traced(char *const argv[], const struct workload_user *wu,
 	trace_guard_build(&guard, getpid());
 
 	if (pipe2(go, O_CLOEXEC))
-		return -1;
+		return -errno;
 	if (pipe2(err, O_CLOEXEC))
 		goto fail_go;
 	pid = fork();
@@ -101,8 +101,7 @@ launch_traced(char *const argv[], const struct workload_user *wu,
 		close(go[1]);		/* the child reads EOF and exits */
 		close(err[0]);
 		waitpid(pid, NULL, 0);
-		errno = saved;
-		return -1;
+		return -saved;
 	}
 	if (write(go[1], "g", 1) != 1) {
 		saved = errno;
@@ -110,8 +109,7 @@ launch_traced(char *const argv[], const struct workload_user *wu,
 		close(err[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
-		errno = saved;
-		return -1;
+		return -saved;
 	}
 	close(go[1]);
 
@@ -133,6 +131,5 @@ fail_go:
 	saved = errno;
 	close(go[0]);
 	close(go[1]);
-	errno = saved;
-	return -1;
+	return -saved;
 }

@@ -21,8 +21,8 @@ struct launch_failure {
  * Forks, seizes the child from this thread, then lets it take the
  * workload's identity and execvp(argv[0]).  The child runs nothing of the
  * workload before the tracer sees its exec stop.  Returns the child's
- * pid, or -1 with errno when memsup could not start it; *failure says
- * whether the child failed on its own.
+ * pid, or a negative errno when memsup could not start it; *failure says
+ * whether the child failed on its own (its err a positive errno).
  */
 pid_t launch_traced(char *const argv[], const struct workload_user *wu,
 		    struct launch_failure *failure);

@@ -29,20 +29,22 @@ proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 {
 	char path[64], line[256];
 	size_t len = strlen(key);
-	int n = -1;
+	int n = -ENOENT;	/* until the line is found */
 	va_list ap;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		if (strncmp(line, key, len) || line[len] != ':')
 			continue;
 		va_start(ap, fmt);
 		n = vsscanf(line + len + 1, fmt, ap);
 		va_end(ap);
+		if (n < 0)	/* EOF: the line ended before the first item */
+			n = 0;
 		break;
 	}
 	fclose(f);

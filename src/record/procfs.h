@@ -41,8 +41,8 @@ int proc_exe_path(pid_t pid, char *buf, size_t size);
 
 /*
  * Scans what follows "KEY:" in /proc/PID/status with fmt, as sscanf does.
- * Returns the number of items converted, or -1 when the process or the
- * line is missing.
+ * Returns the number of items converted, or a negative errno (-ENOENT
+ * when the line is missing).
  */
 int proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 	__attribute__((format(scanf, 3, 4)));

@@ -23,6 +23,7 @@ session_start_command(struct session *s, const struct run_options *o,
 	pid_t root = launch_traced(o->argv, wu, &failure);
 
 	if (root < 0) {
+		errno = -root;
 		perror_msg("cannot start %s under ptrace", o->argv[0]);
 		return MS_EXIT_FAILURE;
 	}
