@@ -567,29 +567,29 @@ test_not_captures(void)
 
 	write_file(tmp_path(path, "text"), text, sizeof(text) - 1);
 	opened = read_capture(tmp_path(path, "text"), &o);
-	tap_ok(opened && o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	tap_ok(opened && o.rc == -EBADMSG && !strcmp(o.error, "not a memsup capture"),
 	       "a text file is not a memsup capture (%s)", o.error);
 
 	write_file(tmp_path(path, "short"), "hi\n", 3);
 	read_capture(tmp_path(path, "short"), &o);
-	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	tap_ok(o.rc == -EBADMSG && !strcmp(o.error, "not a memsup capture"),
 	       "a 3-byte text file is not a memsup capture (%s)", o.error);
 
 	write_file(tmp_path(path, "empty"), "", 0);
 	opened = read_capture(tmp_path(path, "empty"), &o);
-	tap_ok(opened && o.rc == -1 &&
+	tap_ok(opened && o.rc == -EBADMSG &&
 	       !strncmp(o.error, "not a memsup capture", 20),
 	       "an empty file is not a memsup capture (%s)", o.error);
 
 	gzip_file(tmp_path(path, "other.gz"), text, sizeof(text) - 1);
 	read_capture(tmp_path(path, "other.gz"), &o);
-	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	tap_ok(o.rc == -EBADMSG && !strcmp(o.error, "not a memsup capture"),
 	       "gzip of something else is not a memsup capture (%s)", o.error);
 
 	/* Whole, but shorter than a header. */
 	gzip_file(tmp_path(path, "hello.gz"), "hello", 5);
 	read_capture(tmp_path(path, "hello.gz"), &o);
-	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	tap_ok(o.rc == -EBADMSG && !strcmp(o.error, "not a memsup capture"),
 	       "gzip of 5 bytes is not a memsup capture (%s)", o.error);
 }
 
@@ -662,10 +662,10 @@ cut_at(const unsigned char *raw, size_t n, size_t len,
 	res->tried[kind]++;
 	if (!read_capture(cut, &o))
 		tap_bail("capture_open %s: %s", cut, strerror(errno));
-	if (o.rc != -1 && res->clean[kind]++ < 4)
+	if (o.rc != -EBADMSG && res->clean[kind]++ < 4)
 		tap_diag("cut to %zu of %zu bytes: clean end after %u records",
 			 n, len, o.records);
-	if (o.rc == -1 && !strstr(o.error, "truncated") && res->misnamed[kind]++ < 4)
+	if (o.rc == -EBADMSG && !strstr(o.error, "truncated") && res->misnamed[kind]++ < 4)
 		tap_diag("cut to %zu of %zu bytes: \"%s\"", n, len, o.error);
 	/* A cut in the header leaves nothing to salvage: an error, no more. */
 	want = whole_records(content, got);
@@ -800,7 +800,7 @@ check_flips(const char *path, const char *what, size_t step)
 		raw[at] ^= 0x01;
 		read_capture(bad, &o);
 		tried++;
-		if (o.rc == -1 && !o.cut) {
+		if (o.rc == -EBADMSG && !o.cut) {
 			refused++;
 			continue;
 		}
@@ -849,7 +849,7 @@ check_raw_flips(const char *path, const char *what, size_t step)
 		content[at] ^= 0x01;
 		read_capture(bad, &o);
 		tried++;
-		refused += o.rc == -1 && !o.cut;
+		refused += o.rc == -EBADMSG && !o.cut;
 		cut += o.cut;
 		if (o.rc == 0 && whole++ < 4)
 			tap_diag("bit 0 of byte %zu of %zu flipped: read whole", at, len);
@@ -981,7 +981,7 @@ test_damaged_content(void)
 		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 			gzip_file(path, buf, len - cuts[i]);
 			read_capture(path, &o);
-			tap_ok(o.rc == -1 && o.records == NSAMPLE && o.cut &&
+			tap_ok(o.rc == -EBADMSG && o.records == NSAMPLE && o.cut &&
 			       strstr(o.error, "truncated"),
 			       "valid gzip, last %zu bytes missing: a cut (%s)",
 			       cuts[i], o.error);
@@ -1000,7 +1000,7 @@ test_damaged_content(void)
 		/* Too short for a header: "not a capture" is fine too. */
 		gzip_file(path, buf, CAPTURE_HEADER_LEN - 1);
 		read_capture(path, &o);
-		tap_ok(o.rc == -1 && o.records == 0,
+		tap_ok(o.rc == -EBADMSG && o.records == 0,
 		       "valid gzip, header cut: an error (%s)", o.error);
 	}
 
@@ -1015,7 +1015,7 @@ test_damaged_content(void)
 	snprintf(want, sizeof(want),
 		 "capture format version %d; this memsup reads version %d",
 		 CAPTURE_VERSION + 1, CAPTURE_VERSION);
-	tap_ok(o.rc == -1 && o.records == 0 && strstr(o.error, "version"),
+	tap_ok(o.rc == -EBADMSG && o.records == 0 && strstr(o.error, "version"),
 	       "a newer format version is refused (%s)", o.error);
 	tap_str_eq(o.error, want, "the message names both versions");
 
@@ -1023,7 +1023,7 @@ test_damaged_content(void)
 	patched[0] = 'X';
 	gzip_file(path, patched, len);
 	read_capture(path, &o);
-	tap_ok(o.rc == -1 && !strcmp(o.error, "not a memsup capture"),
+	tap_ok(o.rc == -EBADMSG && !strcmp(o.error, "not a memsup capture"),
 	       "a wrong magic is not a memsup capture (%s)", o.error);
 
 	/* The END record counting one record more than the file has. */
@@ -1212,7 +1212,7 @@ test_bytes_after_end(void)
 	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
 		append_to(path, whole, junk[i].bytes, junk[i].len);
 		read_capture(path, &o);
-		tap_ok(o.rc == -1 && o.records == NSAMPLE &&
+		tap_ok(o.rc == -EBADMSG && o.records == NSAMPLE &&
 		       !strcmp(o.error, "damaged: data after the end record"),
 		       "gzip capture, then %s: damaged (%s)", junk[i].what, o.error);
 	}

@@ -37,6 +37,7 @@ struct capture_reader {
 	char error[256];
 };
 
+/* The text goes to capture_error; the caller gets -EBADMSG. */
 static int
 fail(struct capture_reader *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -49,7 +50,7 @@ fail(struct capture_reader *rd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rd->error, sizeof(rd->error), fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EBADMSG;
 }
 
 /*
@@ -69,7 +70,8 @@ mark_cut(struct capture_reader *rd)
 
 /*
  * Reads exactly len bytes: 1, 0 when the data ends first (the gzip stream
- * cut, or a whole stream or a raw file ending), or -1 when it is damaged.
+ * cut, or a whole stream or a raw file ending), or -EBADMSG when it is
+ * damaged.
  */
 static int
 read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
@@ -389,12 +391,12 @@ capture_next(struct capture_reader *rd, struct record *r)
 	unsigned char head[CAPTURE_RECORD_HEAD];
 
 	if (rd->error[0])
-		return -1;
+		return -EBADMSG;
 	if (rd->ended)
 		return 0;
 	if (!rd->header_read) {
 		if (read_header(rd))
-			return -1;
+			return -EBADMSG;
 		rd->header_read = true;
 	}
 	for (;;) {
@@ -402,7 +404,7 @@ capture_next(struct capture_reader *rd, struct record *r)
 		int n = read_exact(rd, head, sizeof(head), "a record header");
 
 		if (n < 0)
-			return -1;
+			return -EBADMSG;
 		if (n == 0) {
 			mark_cut(rd);
 			return fail(rd, "truncated: no end record after %llu records",
@@ -413,7 +415,7 @@ capture_next(struct capture_reader *rd, struct record *r)
 		len = get_le16(head + 2);
 		n = len ? read_exact(rd, rd->payload, len, "a record") : 1;
 		if (n < 0)
-			return -1;
+			return -EBADMSG;
 		if (n == 0) {
 			mark_cut(rd);
 			if (type == CAPTURE_REC_END)
@@ -442,14 +444,14 @@ capture_next(struct capture_reader *rd, struct record *r)
 			break;
 		case CAPTURE_REC_STRINGS:
 			if (rd->version >= 5 && read_strings(rd, len))
-				return -1;
+				return -EBADMSG;
 			break;
 		case CAPTURE_REC_NAMES:
 			if (rd->version >= 5 && read_names(rd, len))
-				return -1;
+				return -EBADMSG;
 			break;
 		case CAPTURE_REC_END:
-			return read_end(rd, len) ? -1 : 0;
+			return read_end(rd, len) ? -EBADMSG : 0;
 		default:
 			/* Written by a newer memsup of the same version: skip. */
 			break;

@@ -86,8 +86,8 @@ void capture_abort(struct capture_writer *w);
 struct capture_reader *capture_open(const char *path);
 /*
  * Reads the next record into *r (valid until the next call).  Returns 1
- * for a record, 0 after END (see capture_totals), or -1 on a file cut
- * short or damaged (see capture_cut and capture_error).
+ * for a record, 0 after END (see capture_totals), or -EBADMSG on a file
+ * cut short or damaged (see capture_cut and capture_error).
  */
 int capture_next(struct capture_reader *rd, struct record *r);
 /*
