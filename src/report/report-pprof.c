@@ -16,6 +16,8 @@
 #include "sites.h"
 #include "stack-table.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -287,14 +289,24 @@ add_sample(struct profile *pr, const struct heap_model *h, const struct sites *s
 static int
 write_gzip(int fd, const struct pb *a, const struct pb *b)
 {
-	gzFile gz = gzdopen(dup(fd), "wb");
-	int ok;
+	/* A copy for gzclose to close; O_CLOEXEC, as everywhere else. */
+	int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0), zerr, ok;
+	gzFile gz;
 
-	if (!gz)
-		return -1;
+	if (fd2 < 0)
+		return -errno;
+	gz = gzdopen(fd2, "wb");
+	if (!gz) {
+		close(fd2);
+		return -ENOMEM;		/* zlib fails here only to allocate */
+	}
 	ok = (!a->n || gzwrite(gz, a->p, (unsigned int)a->n) == (int)a->n) &&
 	     (!b->n || gzwrite(gz, b->p, (unsigned int)b->n) == (int)b->n);
-	return gzclose(gz) == Z_OK && ok ? 0 : -1;
+	zerr = gzclose(gz);
+	/* zlib keeps errno only for a failed write or close (Z_ERRNO). */
+	if (!ok || zerr != Z_OK)
+		return zerr == Z_ERRNO && errno ? -errno : -EIO;
+	return 0;
 }
 
 int

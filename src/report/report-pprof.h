@@ -11,7 +11,8 @@ struct symbolizer;
  * Writes the profile to fd: one sample per site, with the values
  * alloc_objects, alloc_space, inuse_objects and inuse_space (the blocks
  * live when their process exited) and peak_space (bytes live at the
- * tree's peak).  Returns 0, or -1 when it could not be written.
+ * tree's peak).  Returns 0, or a negative errno when it could not be
+ * written.
  */
 int report_pprof(int fd, const struct heap_model *h, const struct sites *s,
 		 struct symbolizer *z);

@@ -210,7 +210,9 @@ report_main(int argc, char **argv)
 		flamegraph_svg(stdout, &p.heap, &p.sites, &p.symbolizer, metric,
 			       replay_command(&p));
 	} else if (format == REPORT_PPROF) {
-		if (report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer)) {
+		err = report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer);
+		if (err) {
+			errno = -err;
 			perror_msg("cannot write the report");
 			ret = MS_EXIT_FAILURE;
 		}
