@@ -12,6 +12,7 @@
 #include "unwind-table.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -160,9 +161,9 @@ test_pages(void)
 	uint32_t global[] = { 7, 8, 9, 10 }, too_big[] = { 7, 8, 9, 1u << 16 };
 	struct unwind_pages p;
 	struct { uint32_t rel; int64_t rule; } at[] = {
-		{ 0x5, -1 }, { 0x10, 7 }, { 0x1f, 7 }, { 0x20, 8 }, { 0xffff, 8 },
+		{ 0x5, -ENOENT }, { 0x10, 7 }, { 0x1f, 7 }, { 0x20, 8 }, { 0xffff, 8 },
 		{ 0x10000, 8 }, { 0x2ffff, 8 }, { 0x30000, 9 }, { 0x3000f, 9 },
-		{ 0x30010, 10 }, { 0x3ffff, 10 }, { 0x40000, -1 },
+		{ 0x30010, 10 }, { 0x3ffff, 10 }, { 0x40000, -ENOENT },
 	};
 	size_t i, wrong = 0;
 

@@ -59,7 +59,7 @@ verdict(const struct probe_call *c, const uint8_t *code, size_t n, char *buf, si
 	explain(&c->site, why, sizeof(why));
 	if (emulated == 1)
 		*why = '\0';
-	snprintf(buf, len, "%s%s%s", kinds[emulated + 1], *why ? "; kept at +0: " : "", why);
+	snprintf(buf, len, "%s%s%s", kinds[emulated < 0 ? 0 : emulated + 1], *why ? "; kept at +0: " : "", why);
 }
 
 /* In the file's order. */

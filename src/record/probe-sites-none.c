@@ -6,6 +6,7 @@
 #include "config.h"
 #include "probe-sites.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 const char *const probe_sites_decoder = NULL;
@@ -20,7 +21,7 @@ probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
 int
 probe_site_emulated(const uint8_t *code, size_t size)
 {
-	return -1;
+	return -ENOTSUP;
 }
 
 /* The bytes, as far as an instruction can reach. */

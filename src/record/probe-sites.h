@@ -62,7 +62,7 @@ void probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
 
 /*
  * Whether the kernel emulates the instruction at code (size bytes left):
- * 1 or 0; -1 when this build cannot tell.
+ * 1 or 0; -ENOTSUP when this build cannot tell.
  */
 int probe_site_emulated(const uint8_t *code, size_t size);
 

@@ -3,6 +3,7 @@
 #include "unwind-pages.h"
 #include "error.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,7 @@ unwind_pages_find(const struct unwind_pages *p, uint32_t rel)
 	uint32_t lo, hi, low = rel & PAGE_LOW;
 
 	if ((rel >> MS_UNWIND_PAGE_SHIFT) >= p->npages)
-		return -1;
+		return -ENOENT;
 	page = &p->pages[rel >> MS_UNWIND_PAGE_SHIFT];
 	lo = page->first_row;
 	hi = page->first_row + page->nrows;
@@ -73,7 +74,7 @@ unwind_pages_find(const struct unwind_pages *p, uint32_t rel)
 		else
 			hi = mid;
 	}
-	return lo > page->first_row ? p->rows[lo - 1].rule : -1;
+	return lo > page->first_row ? p->rows[lo - 1].rule : -ENOENT;
 }
 
 size_t

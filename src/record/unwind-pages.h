@@ -31,7 +31,10 @@ struct unwind_pages {
  */
 bool unwind_pages_pack(const struct unwind_table *t, uint64_t lowest,
 		       const uint32_t *rules, struct unwind_pages *p);
-/* The rule number for the address lowest + rel, as the walker finds it, or -1. */
+/*
+ * The rule number for the address lowest + rel, as the walker finds it,
+ * or -ENOENT when no row covers it.
+ */
 int64_t unwind_pages_find(const struct unwind_pages *p, uint32_t rel);
 /* The bytes p takes in the walker's maps. */
 size_t unwind_pages_bytes(const struct unwind_pages *p);
