@@ -3,6 +3,7 @@
 #include "elf-functions.h"
 #include "error.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -12,13 +13,18 @@ elf_open_fd(int fd)
 {
 	Elf *elf;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOEXEC;
 		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64)) {
 		elf_end(elf);
 		elf = NULL;
 	}
+	/* libelf keeps its own error number, not errno. */
+	if (!elf)
+		errno = ENOEXEC;
 	return elf;
 }
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The 64-bit ELF file open as fd, or NULL when it is not one. */
+/* The 64-bit ELF file open as fd, or NULL (ENOEXEC) when it is not one. */
 Elf *elf_open_fd(int fd);
 
 /*

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "stack-table.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <libunwind-x86_64.h>
 #include <stdlib.h>
@@ -321,6 +322,7 @@ unwinder_new(struct address_spaces *spaces)
 	u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u);
+		errno = ENOMEM;		/* libunwind fails here only to allocate */
 		return NULL;
 	}
 	/* Valid while the space stays the same: flushed when it changes. */

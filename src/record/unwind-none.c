@@ -6,6 +6,7 @@
 #include "config.h"
 #include "unwind.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ const char *const unwind_backend = NULL;
 struct unwinder *
 unwinder_new(struct address_spaces *spaces)
 {
+	errno = ENOTSUP;
 	return NULL;
 }
 

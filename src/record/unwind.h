@@ -20,7 +20,10 @@ struct unwinder;
 /* The backend's name, for --version; NULL when this build has none. */
 extern const char *const unwind_backend;
 
-/* An unwinder over the files that spaces says each process maps. */
+/*
+ * An unwinder over the files that spaces says each process maps, or NULL
+ * with errno set (ENOTSUP in a build without one).
+ */
 struct unwinder *unwinder_new(struct address_spaces *spaces);
 void unwinder_free(struct unwinder *u);
 
