@@ -76,17 +76,17 @@ check_environment(unsigned int *pidns_inum)
 	if (err == -EPERM) {
 		error_msg("memsup needs root, or CAP_BPF, CAP_PERFMON and "
 			  "CAP_SYS_PTRACE; missing: %s", missing);
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	if (err) {
 		error_msg("cannot read memsup's capabilities: %s",
 			  strerror(-err));
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	if (check_kernel_btf()) {
 		error_msg("this kernel exposes no BTF (/sys/kernel/btf/vmlinux); "
 			  "memsup needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	/* BPF names tasks by memsup's PID namespace; /proc must too. */
 	err = proc_own_pid_namespace(pidns_inum);
@@ -94,12 +94,12 @@ check_environment(unsigned int *pidns_inum)
 		error_msg("/proc is not of memsup's PID namespace, in which memsup "
 			  "is process %d: mount a /proc of its own there (as "
 			  "unshare --pid --fork --mount-proc does)", getpid());
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	if (err) {
 		error_msg("cannot tell memsup's PID namespace from /proc/self: %s",
 			  strerror(-err));
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	return 0;
 }

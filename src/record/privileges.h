@@ -15,7 +15,8 @@ int check_kernel_btf(void);
 
 /*
  * The capabilities, the kernel's BTF and memsup's PID namespace, each
- * failure told the user; *pidns_inum gets the namespace.  Returns 0 or -1.
+ * failure told the user; *pidns_inum gets the namespace.  Returns 0, or
+ * memsup's exit status once the user is told why not.
  */
 int check_environment(unsigned int *pidns_inum);
 /* Tells the user why what, a step of loading the BPF programs, failed with err. */

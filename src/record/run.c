@@ -81,7 +81,8 @@ session_init(struct session *s, const struct run_options *o)
 
 /*
  * What must hold before the workload runs: the environment, the user it
- * runs as, the BPF programs loaded.  Returns 0 or -1, the user told why.
+ * runs as, the BPF programs loaded.  Returns 0, or memsup's exit status
+ * once the user is told why not.
  */
 static int
 session_prepare(struct session *s, const struct run_options *o,
@@ -95,25 +96,26 @@ session_prepare(struct session *s, const struct run_options *o,
 	if (o->attach_pid)
 		bpf.on_mapping = session_on_mapping;
 	if (check_environment(&bpf.pidns_inum))
-		return -1;
+		return MS_EXIT_FAILURE;
 	if (workload_user_resolve(wu, o->user, o->keep_root, &what)) {
 		error_msg("cannot run the workload as %s: %s",
 			  o->user ? o->user : "the user who ran sudo", what);
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	if (o->keep_root && getuid() == 0)
 		warning_msg("--keep-root: the workload runs as root");
 	err = consumer_open(&s->consumer, &bpf, session_sink, s, &what);
 	if (err) {
 		explain_bpf_failure(what, err);
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	return 0;
 }
 
 /*
  * The capture file, owned by the workload's user, its header naming the
- * command line (or -p PID).  Returns 0 or -1, the user told why.
+ * command line (or -p PID).  Returns 0, or memsup's exit status once the
+ * user is told why not.
  */
 static int
 session_create_capture(struct session *s, const struct run_options *o,
@@ -132,18 +134,18 @@ session_create_capture(struct session *s, const struct run_options *o,
 			error_msg("cannot write capture %s: it is a terminal", output_name);
 		else
 			perror_msg("cannot create capture %s", output_name);
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	/* The workload's output must not run into the capture's. */
 	if (!strcmp(output, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		perror_msg("cannot give the workload standard error for its output");
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	err = wu->change ? capture_set_owner(s->capture, wu->uid, wu->gid) : 0;
 	if (err) {
 		errno = -err;
 		perror_msg("cannot give capture %s to uid %u", output, (unsigned)wu->uid);
-		return -1;
+		return MS_EXIT_FAILURE;
 	}
 	return 0;
 }
