@@ -2,6 +2,7 @@
 #include "config.h"
 #include "unwind-pages.h"
 #include "error.h"
+#include "sorted.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -54,27 +55,26 @@ unwind_pages_pack(const struct unwind_table *t, uint64_t lowest,
 	return true;
 }
 
+static uint64_t
+row_low_pc(const void *rows, size_t i)
+{
+	return ((const struct ms_unwind_row *)rows)[i].pc;
+}
+
 int64_t
 unwind_pages_find(const struct unwind_pages *p, uint32_t rel)
 {
 	const struct ms_unwind_page *page;
-	uint32_t lo, hi, low = rel & PAGE_LOW;
+	size_t end;
 
 	if ((rel >> MS_UNWIND_PAGE_SHIFT) >= p->npages)
 		return -ENOENT;
 	page = &p->pages[rel >> MS_UNWIND_PAGE_SHIFT];
-	lo = page->first_row;
-	hi = page->first_row + page->nrows;
 	/* The last row of the page at or below rel. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (p->rows[mid].pc <= low)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > page->first_row ? p->rows[lo - 1].rule : -ENOENT;
+	end = sorted_first_above(p->rows, page->first_row,
+				 page->first_row + page->nrows, row_low_pc,
+				 rel & PAGE_LOW);
+	return end > page->first_row ? p->rows[end - 1].rule : -ENOENT;
 }
 
 size_t
