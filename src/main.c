@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* memsup: command line. */
 #include "config.h"
+#include "capture-policy.h"
 #include "diff.h"
 #include "error.h"
 #include "human-numbers.h"
@@ -19,16 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults; doc/design.md explains the sizes. */
-enum {
-	DEFAULT_RING_BYTES = 16 << 20,
-	DEFAULT_MAX_THREADS = 4096,
-	DEFAULT_MAX_PROCESSES = 16384,
-	DEFAULT_STACK_DEPTH = 64,
-	DEFAULT_STACK_COPY = 32768,
-	DEFAULT_UNWIND_MEMORY = 8 << 20,
-	MAX_MAP_ENTRIES = 1 << 24,
-};
+/* The most entries --max-threads and --max-processes give a BPF map. */
+enum { MAX_MAP_ENTRIES = 1 << 24 };
 
 static void
 usage(void)
@@ -274,19 +267,10 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_options o = {
-		.bpf = {
-			.ring_bytes = DEFAULT_RING_BYTES,
-			.max_threads = DEFAULT_MAX_THREADS,
-			.max_processes = DEFAULT_MAX_PROCESSES,
-			.stack_mode = MS_STACK_AUTO,
-			.stack_depth = DEFAULT_STACK_DEPTH,
-			.stack_copy_bytes = DEFAULT_STACK_COPY,
-			.unwind_bytes = DEFAULT_UNWIND_MEMORY,
-		},
-	};
-	uint64_t watermark = 0;
-	bool pressure_given = false;
+	struct stack_support can = stack_support_built();
+	struct capture_choices given = { 0 };
+	struct run_options o;
+	bool auto_stacks;
 	int c;
 
 	/*
@@ -302,6 +286,7 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "probes"))
 		return probe_list_main(argc - 1, argv + 1);
 
+	capture_options_init(&o);
 	/* '+': options end at CMD, whose own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {
 		switch (c) {
@@ -347,11 +332,11 @@ main(int argc, char **argv)
 					  "500ms, 2s or 1m, or inf, not '%s'", optarg);
 				return MS_EXIT_FAILURE;
 			}
-			pressure_given = true;
+			given.pressure_timeout_given = true;
 			break;
 		case 'w':
-			watermark = parse_size(optarg);
-			if (!watermark) {
+			given.watermark = parse_size(optarg);
+			if (!given.watermark) {
 				error_msg("--watermark takes a size such as 64K or 8M, "
 					  "not '%s'", optarg);
 				return MS_EXIT_FAILURE;
@@ -508,45 +493,23 @@ main(int argc, char **argv)
 		error_msg("--user and --keep-root exclude each other");
 		return MS_EXIT_FAILURE;
 	}
-	/*
-	 * A launched workload is stopped rather than its records lost; a
-	 * running service attached to with -p only when the user asks.
-	 */
-	if (!pressure_given)
-		o.pressure_timeout_ns = o.attach_pid ? 0 : PRESSURE_WAIT_FOREVER;
-	o.watermark_follows = !watermark;
-	if (!watermark)
-		watermark = o.bpf.ring_bytes / 2;
-	if (watermark >= o.bpf.ring_bytes) {
+	auto_stacks = o.bpf.stack_mode == MS_STACK_AUTO;
+	switch (capture_policy_apply(&o, &given, &can)) {
+	case CAPTURE_POLICY_OK:
+		break;
+	case CAPTURE_POLICY_WATERMARK_PAST_RING:
 		error_msg("--watermark must be below the ring size (%zu bytes)",
 			  o.bpf.ring_bytes);
 		return MS_EXIT_FAILURE;
-	}
-	/* Batched wakeups: often enough that the ring rarely gets near the mark. */
-	o.bpf.wake_bytes = watermark / 4 < o.bpf.ring_bytes / 16 ? watermark / 4
-								 : o.bpf.ring_bytes / 16;
-	if (!o.bpf.wake_bytes)
-		o.bpf.wake_bytes = 1;
-	if (o.pressure_timeout_ns)
-		o.bpf.watermark_bytes = watermark;
-	/* Stacks give way first: past the watermark, or half the ring. */
-	o.bpf.stack_room_bytes = o.pressure_timeout_ns ? watermark : o.bpf.ring_bytes / 2;
-	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_DWARF) {
+	case CAPTURE_POLICY_NO_DWARF_UNWINDER:
 		error_msg("--stack=dwarf: this memsup was built without a DWARF "
 			  "unwinder (configure found no libunwind)");
 		return MS_EXIT_FAILURE;
 	}
-	if (!unwind_backend && o.bpf.stack_mode == MS_STACK_AUTO) {
-#ifdef HAVE_LIBDW
-		const char *how = "walked from unwind tables and frame pointers, never copied";
-#else
-		const char *how = "taken from frame pointers only";
-
-		o.bpf.stack_mode = MS_STACK_FP;
-#endif
-		if (!o.quiet)
-			error_msg("note: this memsup has no DWARF unwinder: stacks are %s", how);
-	}
+	if (!can.dwarf_unwinder && auto_stacks && !o.quiet)
+		error_msg("note: this memsup has no DWARF unwinder: stacks are %s",
+			  o.bpf.stack_mode == MS_STACK_FP ? "taken from frame pointers only" :
+			  "walked from unwind tables and frame pointers, never copied");
 	if (!o.attach_pid) {
 		o.argc = argc - optind;
 		o.argv = argv + optind;
