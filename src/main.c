@@ -238,8 +238,231 @@ version(void)
 	       debuginfod);
 }
 
-int
-main(int argc, char **argv)
+struct keyword {
+	const char *name;
+	int value;
+};
+
+/* Each list in the order the help gives it, NULL-terminated. */
+static const struct keyword stack_modes[] = {
+	{ "auto", MS_STACK_AUTO }, { "fp", MS_STACK_FP },
+	{ "dwarf", MS_STACK_DWARF }, { "none", MS_STACK_NONE }, { NULL, 0 },
+};
+static const struct keyword probe_links[] = {
+	{ "auto", PROBE_LINKS_AUTO }, { "session", PROBE_LINKS_SESSION },
+	{ "perf", PROBE_LINKS_PERF }, { NULL, 0 },
+};
+static const struct keyword symbolize_modes[] = {
+	{ "capture", SYMBOLIZE_CAPTURE }, { "report", SYMBOLIZE_REPORT },
+	{ "none", SYMBOLIZE_NONE }, { NULL, 0 },
+};
+
+/*
+ * Sets *value to arg's among the keywords option takes; false, having
+ * said which they are, when arg is none of them.
+ */
+static bool
+parse_keyword(const char *option, const char *arg, const struct keyword *k,
+	      int *value)
+{
+	char list[64] = "";
+	size_t i;
+
+	for (i = 0; k[i].name; i++) {
+		if (!strcmp(arg, k[i].name)) {
+			*value = k[i].value;
+			return true;
+		}
+		/* "a, b or c" */
+		if (i)
+			strcat(list, k[i + 1].name ? ", " : " or ");
+		strcat(list, k[i].name);
+	}
+	error_msg("%s takes %s, not '%s'", option, list, arg);
+	return false;
+}
+
+static bool
+parse_pid(const char *arg, pid_t *pid)
+{
+	uint64_t n;
+
+	if (!human_parse(arg, &n, NULL) || !n || n > INT32_MAX) {
+		error_msg("-p takes a process ID, not '%s'", arg);
+		return false;
+	}
+	*pid = (pid_t)n;
+	return true;
+}
+
+/*
+ * --max-threads or --max-processes: the entries of a BPF map, no more
+ * than the kernel's limit can exist at once.
+ */
+static bool
+parse_map_option(const char *what, const char *limit, const char *arg,
+		 size_t *entries)
+{
+	size_t n = parse_map_size(arg);
+	/* No more can exist: a larger map only takes kernel memory. */
+	unsigned long most = proc_kernel_limit(limit);
+
+	if (!n) {
+		error_msg("--max-%s takes a number from 1 to %d, not '%s'",
+			  what, MAX_MAP_ENTRIES, arg);
+		return false;
+	}
+	if (most && n > most) {
+		error_msg("--max-%s=%zu is more than this machine can run "
+			  "at once (kernel.%s is %lu)", what, n, limit, most);
+		return false;
+	}
+	*entries = n;
+	return true;
+}
+
+/* The ring's and the stacks' options; false, having said why, when wrong. */
+static bool
+take_bpf_option(int c, const char *arg, struct consumer_config *bpf)
+{
+	uint64_t size;
+	size_t n;
+	int v;
+
+	switch (c) {
+	case 'r':
+		size = parse_size(arg);
+		/* The kernel's rule for BPF ring buffers. */
+		if (size < 4096 || size > RING_BYTES_MAX || (size & (size - 1))) {
+			error_msg("--ring-size must be a power of two from 4K "
+				  "to 2G, not '%s'", arg);
+			return false;
+		}
+		bpf->ring_bytes = size;
+		break;
+	case 'l':
+		if (!parse_keyword("--uprobe-links", arg, probe_links, &v))
+			return false;
+		bpf->links = v;
+		break;
+	case 'T':
+		return parse_map_option("threads", "threads-max", arg,
+					&bpf->max_threads);
+	case 'M':
+		return parse_map_option("processes", "pid_max", arg,
+					&bpf->max_processes);
+	case 'S':
+		if (!parse_keyword("--stack", arg, stack_modes, &v))
+			return false;
+		bpf->stack_mode = v;
+		break;
+	case 'D':
+		n = parse_map_size(arg);
+		if (!n || n > MS_STACK_MAX) {
+			error_msg("--stack-depth takes a number from 1 to %d, not '%s'",
+				  MS_STACK_MAX, arg);
+			return false;
+		}
+		bpf->stack_depth = (unsigned int)n;
+		break;
+	case 'C':
+		size = parse_size(arg);
+		if (size < MS_STACK_CHUNK || size > MS_STACK_COPY_MAX ||
+		    size % MS_STACK_CHUNK) {
+			error_msg("--stack-copy takes a size from 512 to 64K in "
+				  "steps of 512, not '%s'", arg);
+			return false;
+		}
+		bpf->stack_copy_bytes = size;
+		break;
+	case 'U':
+		size = parse_size(arg);
+		if (size < 4096 || size > (4ULL << 30)) {
+			error_msg("--unwind-memory takes a size from 4K to 4G, "
+				  "not '%s'", arg);
+			return false;
+		}
+		bpf->unwind_bytes = size;
+		break;
+	case 'F':
+		bpf->probes_only = true;
+		break;
+	}
+	return true;
+}
+
+/* Any option of a capture; false, having said why, when wrong. */
+static bool
+take_option(int c, const char *arg, struct run_options *o,
+	    struct capture_choices *given)
+{
+	int v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 's':
+		o->status = true;
+		break;
+	case 'u':
+		o->user = arg;
+		break;
+	case 'K':
+		o->keep_root = true;
+		break;
+	case 'A':
+		o->allow_partial = true;
+		break;
+	case 'p':
+		return parse_pid(arg, &o->attach_pid);
+	case 'd':
+		if (!parse_timeout(arg, &o->duration_ns) ||
+		    !o->duration_ns || o->duration_ns == PRESSURE_WAIT_FOREVER) {
+			error_msg("--duration takes a duration such as 500ms, "
+				  "2s or 1m, not '%s'", arg);
+			return false;
+		}
+		break;
+	case 'P':
+		if (!parse_timeout(arg, &o->pressure_timeout_ns)) {
+			error_msg("--pressure-timeout takes 0, a duration such as "
+				  "500ms, 2s or 1m, or inf, not '%s'", arg);
+			return false;
+		}
+		given->pressure_timeout_given = true;
+		break;
+	case 'w':
+		given->watermark = parse_size(arg);
+		if (!given->watermark) {
+			error_msg("--watermark takes a size such as 64K or 8M, "
+				  "not '%s'", arg);
+			return false;
+		}
+		break;
+	case 'i':
+		return probe_sites_parse(arg, &o->probe_sites);
+	case 'Y':
+		if (!parse_keyword("--symbolize", arg, symbolize_modes, &v))
+			return false;
+		o->symbolize = v;
+		break;
+	default:
+		return take_bpf_option(c, arg, &o->bpf);
+	}
+	return true;
+}
+
+/*
+ * Parses the options of a capture into o and given, up to CMD at optind.
+ * Returns false when memsup is done, with its exit status in *status.
+ */
+static bool
+parse_options(int argc, char **argv, struct run_options *o,
+	      struct capture_choices *given, int *status)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -267,11 +490,95 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct stack_support can = stack_support_built();
-	struct capture_choices given = { 0 };
-	struct run_options o;
-	bool auto_stacks;
 	int c;
+
+	capture_options_init(o);
+	*given = (struct capture_choices){ 0 };
+	*status = MS_EXIT_FAILURE;
+	/* '+': options end at CMD, whose own options are left alone. */
+	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			*status = 0;
+			return false;
+		case 'V':
+			version();
+			*status = 0;
+			return false;
+		case '?':
+			usage_hint(NULL);
+			return false;
+		default:
+			if (!take_option(c, optarg, o, given))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The options that exclude or need each other; ncmd: CMD's words. */
+static bool
+check_combinations(const struct run_options *o, int ncmd)
+{
+	if (o->attach_pid && ncmd) {
+		error_msg("-p and a command exclude each other");
+		return false;
+	}
+	if (o->duration_ns && !o->attach_pid) {
+		error_msg("--duration goes with -p");
+		return false;
+	}
+	if (o->attach_pid && (o->user || o->keep_root)) {
+		error_msg("-p attaches to a process as it runs: --user and "
+			  "--keep-root do not apply");
+		return false;
+	}
+	if (!o->attach_pid && !ncmd) {
+		error_msg("no command given");
+		usage_hint(NULL);
+		return false;
+	}
+	if (o->user && o->keep_root) {
+		error_msg("--user and --keep-root exclude each other");
+		return false;
+	}
+	return true;
+}
+
+/* Completes o by the capture policy, saying what it refuses. */
+static bool
+apply_policy(struct run_options *o, const struct capture_choices *given)
+{
+	struct stack_support can = stack_support_built();
+	bool auto_stacks = o->bpf.stack_mode == MS_STACK_AUTO;
+
+	switch (capture_policy_apply(o, given, &can)) {
+	case CAPTURE_POLICY_OK:
+		break;
+	case CAPTURE_POLICY_WATERMARK_PAST_RING:
+		error_msg("--watermark must be below the ring size (%zu bytes)",
+			  o->bpf.ring_bytes);
+		return false;
+	case CAPTURE_POLICY_NO_DWARF_UNWINDER:
+		error_msg("--stack=dwarf: this memsup was built without a DWARF "
+			  "unwinder (configure found no libunwind)");
+		return false;
+	}
+	if (!can.dwarf_unwinder && auto_stacks && !o->quiet)
+		error_msg("note: this memsup has no DWARF unwinder: stacks are %s",
+			  o->bpf.stack_mode == MS_STACK_FP ?
+			  "taken from frame pointers only" :
+			  "walked from unwind tables and frame pointers, never copied");
+	return true;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct capture_choices given;
+	struct run_options o;
+	int status;
 
 	/*
 	 * The live-block tables double as they grow.  glibc would raise its
@@ -286,230 +593,10 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "probes"))
 		return probe_list_main(argc - 1, argv + 1);
 
-	capture_options_init(&o);
-	/* '+': options end at CMD, whose own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+o:qu:p:hV", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 's':
-			o.status = true;
-			break;
-		case 'u':
-			o.user = optarg;
-			break;
-		case 'K':
-			o.keep_root = true;
-			break;
-		case 'A':
-			o.allow_partial = true;
-			break;
-		case 'p': {
-			uint64_t pid;
-
-			if (!human_parse(optarg, &pid, NULL) || !pid || pid > INT32_MAX) {
-				error_msg("-p takes a process ID, not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			o.attach_pid = (pid_t)pid;
-			break;
-		}
-		case 'd':
-			if (!parse_timeout(optarg, &o.duration_ns) ||
-			    !o.duration_ns || o.duration_ns == PRESSURE_WAIT_FOREVER) {
-				error_msg("--duration takes a duration such as 500ms, "
-					  "2s or 1m, not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			break;
-		case 'P':
-			if (!parse_timeout(optarg, &o.pressure_timeout_ns)) {
-				error_msg("--pressure-timeout takes 0, a duration such as "
-					  "500ms, 2s or 1m, or inf, not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			given.pressure_timeout_given = true;
-			break;
-		case 'w':
-			given.watermark = parse_size(optarg);
-			if (!given.watermark) {
-				error_msg("--watermark takes a size such as 64K or 8M, "
-					  "not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			break;
-		case 'T':
-		case 'M': {
-			size_t n = parse_map_size(optarg);
-			const char *what = c == 'T' ? "threads" : "processes";
-			/* No more can exist: a larger map only takes kernel memory. */
-			const char *limit = c == 'T' ? "threads-max" : "pid_max";
-			unsigned long most = proc_kernel_limit(limit);
-
-			if (!n) {
-				error_msg("--max-%s takes a number from 1 to %d, not '%s'",
-					  what, MAX_MAP_ENTRIES, optarg);
-				return MS_EXIT_FAILURE;
-			}
-			if (most && n > most) {
-				error_msg("--max-%s=%zu is more than this machine can run "
-					  "at once (kernel.%s is %lu)", what, n, limit, most);
-				return MS_EXIT_FAILURE;
-			}
-			if (c == 'T')
-				o.bpf.max_threads = n;
-			else
-				o.bpf.max_processes = n;
-			break;
-		}
-		case 'S':
-			if (!strcmp(optarg, "auto")) {
-				o.bpf.stack_mode = MS_STACK_AUTO;
-			} else if (!strcmp(optarg, "fp")) {
-				o.bpf.stack_mode = MS_STACK_FP;
-			} else if (!strcmp(optarg, "dwarf")) {
-				o.bpf.stack_mode = MS_STACK_DWARF;
-			} else if (!strcmp(optarg, "none")) {
-				o.bpf.stack_mode = MS_STACK_NONE;
-			} else {
-				error_msg("--stack takes auto, fp, dwarf or none, not '%s'",
-					  optarg);
-				return MS_EXIT_FAILURE;
-			}
-			break;
-		case 'F':
-			o.bpf.probes_only = true;
-			break;
-		case 'i':
-			if (!probe_sites_parse(optarg, &o.probe_sites))
-				return MS_EXIT_FAILURE;
-			break;
-		case 'Y':
-			if (!strcmp(optarg, "capture")) {
-				o.symbolize = SYMBOLIZE_CAPTURE;
-			} else if (!strcmp(optarg, "report")) {
-				o.symbolize = SYMBOLIZE_REPORT;
-			} else if (!strcmp(optarg, "none")) {
-				o.symbolize = SYMBOLIZE_NONE;
-			} else {
-				error_msg("--symbolize takes capture, report or none, not '%s'",
-					  optarg);
-				return MS_EXIT_FAILURE;
-			}
-			break;
-		case 'C': {
-			uint64_t size = parse_size(optarg);
-
-			if (size < MS_STACK_CHUNK || size > MS_STACK_COPY_MAX ||
-			    size % MS_STACK_CHUNK) {
-				error_msg("--stack-copy takes a size from 512 to 64K in "
-					  "steps of 512, not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			o.bpf.stack_copy_bytes = size;
-			break;
-		}
-		case 'U': {
-			uint64_t size = parse_size(optarg);
-
-			if (size < 4096 || size > (4ULL << 30)) {
-				error_msg("--unwind-memory takes a size from 4K to 4G, "
-					  "not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			o.bpf.unwind_bytes = size;
-			break;
-		}
-		case 'D': {
-			size_t n = parse_map_size(optarg);
-
-			if (!n || n > MS_STACK_MAX) {
-				error_msg("--stack-depth takes a number from 1 to %d, not '%s'",
-					  MS_STACK_MAX, optarg);
-				return MS_EXIT_FAILURE;
-			}
-			o.bpf.stack_depth = (unsigned int)n;
-			break;
-		}
-		case 'l':
-			if (!strcmp(optarg, "auto")) {
-				o.bpf.links = PROBE_LINKS_AUTO;
-			} else if (!strcmp(optarg, "session")) {
-				o.bpf.links = PROBE_LINKS_SESSION;
-			} else if (!strcmp(optarg, "perf")) {
-				o.bpf.links = PROBE_LINKS_PERF;
-			} else {
-				error_msg("--uprobe-links takes auto, session or perf, "
-					  "not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			break;
-		case 'r': {
-			uint64_t size = parse_size(optarg);
-
-			/* The kernel's rule for BPF ring buffers. */
-			if (size < 4096 || size > RING_BYTES_MAX || (size & (size - 1))) {
-				error_msg("--ring-size must be a power of two from 4K "
-					  "to 2G, not '%s'", optarg);
-				return MS_EXIT_FAILURE;
-			}
-			o.bpf.ring_bytes = size;
-			break;
-		}
-		case 'h':
-			usage();
-			return 0;
-		case 'V':
-			version();
-			return 0;
-		default:
-			usage_hint(NULL);
-			return MS_EXIT_FAILURE;
-		}
-	}
-	if (o.attach_pid && optind < argc) {
-		error_msg("-p and a command exclude each other");
+	if (!parse_options(argc, argv, &o, &given, &status))
+		return status;
+	if (!check_combinations(&o, argc - optind) || !apply_policy(&o, &given))
 		return MS_EXIT_FAILURE;
-	}
-	if (o.duration_ns && !o.attach_pid) {
-		error_msg("--duration goes with -p");
-		return MS_EXIT_FAILURE;
-	}
-	if (o.attach_pid && (o.user || o.keep_root)) {
-		error_msg("-p attaches to a process as it runs: --user and "
-			  "--keep-root do not apply");
-		return MS_EXIT_FAILURE;
-	}
-	if (!o.attach_pid && optind == argc) {
-		error_msg("no command given");
-		usage_hint(NULL);
-		return MS_EXIT_FAILURE;
-	}
-	if (o.user && o.keep_root) {
-		error_msg("--user and --keep-root exclude each other");
-		return MS_EXIT_FAILURE;
-	}
-	auto_stacks = o.bpf.stack_mode == MS_STACK_AUTO;
-	switch (capture_policy_apply(&o, &given, &can)) {
-	case CAPTURE_POLICY_OK:
-		break;
-	case CAPTURE_POLICY_WATERMARK_PAST_RING:
-		error_msg("--watermark must be below the ring size (%zu bytes)",
-			  o.bpf.ring_bytes);
-		return MS_EXIT_FAILURE;
-	case CAPTURE_POLICY_NO_DWARF_UNWINDER:
-		error_msg("--stack=dwarf: this memsup was built without a DWARF "
-			  "unwinder (configure found no libunwind)");
-		return MS_EXIT_FAILURE;
-	}
-	if (!can.dwarf_unwinder && auto_stacks && !o.quiet)
-		error_msg("note: this memsup has no DWARF unwinder: stacks are %s",
-			  o.bpf.stack_mode == MS_STACK_FP ? "taken from frame pointers only" :
-			  "walked from unwind tables and frame pointers, never copied");
 	if (!o.attach_pid) {
 		o.argc = argc - optind;
 		o.argv = argv + optind;
