@@ -80,8 +80,27 @@ note_time(void *timeline, const struct heap_model *h, const struct record *r)
 	timeline_apply(timeline, h, r);
 }
 
-int
-report_main(int argc, char **argv)
+/* What memsup report is asked. */
+struct report_args {
+	const char *file;
+	bool events;		/* the records, not the summary */
+	enum report_format format;
+	enum site_metric metric;
+	bool metric_given;
+	unsigned long top;
+	bool full_names;
+	const char *suppress;	/* --suppress, or NULL */
+	bool default_suppressions;
+	const char *debug_dir;
+	bool strict;
+};
+
+/*
+ * Parses the options into a, up to the file at optind.  Returns false
+ * when memsup is done, with its exit status in *status.
+ */
+static bool
+parse_options(int argc, char **argv, struct report_args *a, int *status)
 {
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
@@ -96,138 +115,193 @@ report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct suppressions suppressions;
-	struct timeline timeline;
-	struct replay p;
-	enum report_format format = REPORT_TEXT;
-	enum site_metric metric = METRIC_PEAK;
-	bool events = false, metric_given = false, full_names = false, strict = false;
-	unsigned long top = 5;
-	const char *debug_dir = NULL;
-	const char *suppress = NULL;
-	bool default_suppressions = true;
-	int c, err, ret;
+	int c;
 
+	*a = (struct report_args){
+		.format = REPORT_TEXT,
+		.metric = METRIC_PEAK,
+		.top = 5,
+		.default_suppressions = true,
+	};
+	*status = MS_EXIT_FAILURE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'S':
-			suppress = optarg;
+			a->suppress = optarg;
 			break;
 		case 'D':
-			default_suppressions = false;
+			a->default_suppressions = false;
 			break;
 		case 's':
-			strict = true;
+			a->strict = true;
 			break;
 		case 'e':
-			events = true;
+			a->events = true;
 			break;
 		case 'n':
-			if (!report_top_parse("report", optarg, &top))
-				return MS_EXIT_FAILURE;
+			if (!report_top_parse("report", optarg, &a->top))
+				return false;
 			break;
 		case 'g':
-			debug_dir = optarg;
+			a->debug_dir = optarg;
 			break;
 		case 'F':
-			full_names = true;
+			a->full_names = true;
 			break;
 		case 'f':
-			if (!report_format_parse("report", optarg, ~0u, &format))
-				return MS_EXIT_FAILURE;
+			if (!report_format_parse("report", optarg, ~0u, &a->format))
+				return false;
 			break;
 		case 'm':
-			if (!report_metric_parse("report", optarg, &metric))
-				return MS_EXIT_FAILURE;
-			metric_given = true;
+			if (!report_metric_parse("report", optarg, &a->metric))
+				return false;
+			a->metric_given = true;
 			break;
 		case 'h':
 			usage();
-			return 0;
+			*status = 0;
+			return false;
 		default:
 			usage_hint("report");
-			return MS_EXIT_FAILURE;
+			return false;
 		}
 	}
-	if (metric_given && format != REPORT_FOLDED && format != REPORT_SVG) {
+	return true;
+}
+
+/* The options that exclude each other; nfiles: the files given, one due. */
+static bool
+check_options(const struct report_args *a, int nfiles)
+{
+	if (a->metric_given && a->format != REPORT_FOLDED &&
+	    a->format != REPORT_SVG) {
 		error_msg("report: --metric goes with --format=folded or svg");
-		return MS_EXIT_FAILURE;
+		return false;
 	}
-	if ((suppress || !default_suppressions) && (events || format != REPORT_TEXT)) {
+	if ((a->suppress || !a->default_suppressions) &&
+	    (a->events || a->format != REPORT_TEXT)) {
 		error_msg("report: suppressions go with the text report's sites");
-		return MS_EXIT_FAILURE;
+		return false;
 	}
-	if (events && format != REPORT_TEXT) {
+	if (a->events && a->format != REPORT_TEXT) {
 		error_msg("report: --events lists records as text only");
-		return MS_EXIT_FAILURE;
+		return false;
 	}
-	if (format == REPORT_PPROF && isatty(STDOUT_FILENO)) {
+	if (a->format == REPORT_PPROF && isatty(STDOUT_FILENO)) {
 		error_msg("report: --format=pprof writes a gzipped file: send it "
 			  "to a file, not to a terminal");
-		return MS_EXIT_FAILURE;
+		return false;
 	}
-	if (optind != argc - 1) {
-		error_msg(optind == argc ? "report: no capture file given"
-					 : "report: more than one capture file given");
+	if (nfiles != 1) {
+		error_msg(nfiles ? "report: more than one capture file given"
+				 : "report: no capture file given");
 		usage_hint("report");
-		return MS_EXIT_FAILURE;
+		return false;
 	}
-	suppressions_init(&suppressions);
-	suppressions.defaults = default_suppressions;
-	err = suppress ? suppressions_load(&suppressions, suppress) : 0;
+	return true;
+}
+
+/* Returns false, having said why, when the --suppress file cannot be read. */
+static bool
+load_suppressions(struct suppressions *sp, const struct report_args *a)
+{
+	int err;
+
+	suppressions_init(sp);
+	sp->defaults = a->default_suppressions;
+	err = a->suppress ? suppressions_load(sp, a->suppress) : 0;
 	/* A larger file is no list of patterns: /dev/zero, a binary. */
 	if (err == -EFBIG) {
 		error_msg("report: cannot read suppressions %s: larger than %d KiB",
-			  suppress, SUPPRESSIONS_FILE_MAX / 1024);
+			  a->suppress, SUPPRESSIONS_FILE_MAX / 1024);
 	} else if (err) {
 		errno = -err;
-		perror_msg("report: cannot read suppressions %s", suppress);
+		perror_msg("report: cannot read suppressions %s", a->suppress);
 	}
 	if (err) {
-		suppressions_free(&suppressions);
-		return MS_EXIT_FAILURE;
+		suppressions_free(sp);
+		return false;
 	}
-	timeline_init(&timeline);
-	if (events)
-		ret = replay_read(&p, argv[optind], debug_dir, strict, print_event, NULL);
-	else if (format == REPORT_HTML)
-		ret = replay_read(&p, argv[optind], debug_dir, strict, note_time, &timeline);
-	else
-		ret = replay_read(&p, argv[optind], debug_dir, strict, NULL, NULL);
-	p.symbolizer.full_names = full_names;
-	if (ret || events) {
-		/* The records went out as they were read. */
-	} else if (format == REPORT_JSON) {
-		report_json(stdout, replay_command(&p), &p.heap, replay_totals(&p),
-			    &p.sites, &p.symbolizer, top);
-	} else if (format == REPORT_FOLDED) {
-		report_folded(stdout, &p.heap, &p.sites, &p.symbolizer, metric);
-	} else if (format == REPORT_HTML) {
-		report_html(stdout, replay_command(&p), &p.heap, replay_totals(&p), &timeline,
-			    &p.sites, &p.symbolizer, top);
-	} else if (format == REPORT_SVG) {
-		flamegraph_svg(stdout, &p.heap, &p.sites, &p.symbolizer, metric,
-			       replay_command(&p));
-	} else if (format == REPORT_PPROF) {
-		err = report_pprof(STDOUT_FILENO, &p.heap, &p.sites, &p.symbolizer);
+	return true;
+}
+
+/* A capture read whole, in the format asked: 0 or an exit status. */
+static int
+print_report(struct replay *p, const struct report_args *a,
+	     const struct timeline *timeline, const struct suppressions *sp)
+{
+	int err;
+
+	switch (a->format) {
+	case REPORT_JSON:
+		report_json(stdout, replay_command(p), &p->heap, replay_totals(p),
+			    &p->sites, &p->symbolizer, a->top);
+		break;
+	case REPORT_FOLDED:
+		report_folded(stdout, &p->heap, &p->sites, &p->symbolizer, a->metric);
+		break;
+	case REPORT_HTML:
+		report_html(stdout, replay_command(p), &p->heap, replay_totals(p),
+			    timeline, &p->sites, &p->symbolizer, a->top);
+		break;
+	case REPORT_SVG:
+		flamegraph_svg(stdout, &p->heap, &p->sites, &p->symbolizer, a->metric,
+			       replay_command(p));
+		break;
+	case REPORT_PPROF:
+		err = report_pprof(STDOUT_FILENO, &p->heap, &p->sites, &p->symbolizer);
 		if (err) {
 			errno = -err;
 			perror_msg("cannot write the report");
-			ret = MS_EXIT_FAILURE;
+			return MS_EXIT_FAILURE;
 		}
-	} else {
-		printf("command: %s\n", replay_command(&p));
-		summary_print(stdout, &p.heap, replay_totals(&p));
-		sizes_print(stdout, &p.heap.tree);
-		regions_print(stdout, &p.heap.regions);
-		if (top && p.sites.resolved.count) {
-			sites_print(stdout, &p.heap, &p.sites, &p.symbolizer, top,
-				    &suppressions);
-			symbolizer_print_sources(stdout, &p.symbolizer, &p.sites);
-			symbolizer_print_missing(stdout, &p.symbolizer, &p.sites);
+		break;
+	case REPORT_TEXT:
+		printf("command: %s\n", replay_command(p));
+		summary_print(stdout, &p->heap, replay_totals(p));
+		sizes_print(stdout, &p->heap.tree);
+		regions_print(stdout, &p->heap.regions);
+		if (a->top && p->sites.resolved.count) {
+			sites_print(stdout, &p->heap, &p->sites, &p->symbolizer,
+				    a->top, sp);
+			symbolizer_print_sources(stdout, &p->symbolizer, &p->sites);
+			symbolizer_print_missing(stdout, &p->symbolizer, &p->sites);
 		}
+		break;
 	}
+	return 0;
+}
+
+int
+report_main(int argc, char **argv)
+{
+	struct suppressions suppressions;
+	struct timeline timeline;
+	struct report_args a;
+	struct replay p;
+	int ret;
+
+	if (!parse_options(argc, argv, &a, &ret))
+		return ret;
+	if (!check_options(&a, argc - optind))
+		return MS_EXIT_FAILURE;
+	a.file = argv[optind];
+	if (!load_suppressions(&suppressions, &a))
+		return MS_EXIT_FAILURE;
+	timeline_init(&timeline);
+	if (a.events)
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
+				  print_event, NULL);
+	else if (a.format == REPORT_HTML)
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
+				  note_time, &timeline);
+	else
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict, NULL, NULL);
+	p.symbolizer.full_names = a.full_names;
+	/* With --events, the records went out as they were read. */
+	if (!ret && !a.events)
+		ret = print_report(&p, &a, &timeline, &suppressions);
 	if (!ret && replay_cut(&p))
 		ret = MS_EXIT_CUT;
 	replay_close(&p);
