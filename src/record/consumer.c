@@ -14,22 +14,12 @@
 #include <string.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
-
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t
 consumer_now(const struct consumer *c)
 {
-	return monotonic_ns() - c->start_ns;
+	return session_clock_now(&c->clock);
 }
 
 /* A call's stack goes to the capture once, before the first call of it. */
@@ -44,7 +34,7 @@ stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames
 		return 0;
 	r.stack.id = stack_table_intern(&c->stacks, frames, nframes, &added);
 	if (added) {
-		r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
+		r.time_ns = session_clock_from_monotonic(&c->clock, e->time_ns);
 		r.stack.nframes = nframes;
 		r.stack.frames = frames;
 		c->sink(c->sink_ctx, &r);
@@ -88,7 +78,7 @@ send_region(struct consumer *c, const struct ms_event *e, const struct ms_region
 
 	memcpy(name, re->name, e->size);
 	name[e->size] = '\0';
-	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
+	r.time_ns = session_clock_from_monotonic(&c->clock, e->time_ns);
 	c->sink(c->sink_ctx, &r);
 }
 
@@ -118,7 +108,7 @@ send_record(struct consumer *c, const struct ms_event *e, const void *data, size
 		r.call.stack_id = copied_stack_id(c, e, data, size);
 	else
 		r.call.stack_id = walked_stack_id(c, e, data, size, event_bytes);
-	r.time_ns = e->time_ns > c->start_ns ? e->time_ns - c->start_ns : 0;
+	r.time_ns = session_clock_from_monotonic(&c->clock, e->time_ns);
 	c->sink(c->sink_ctx, &r);
 }
 
@@ -337,7 +327,7 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	stack_table_init(&c->stacks);
 	c->sink = sink;
 	c->sink_ctx = sink_ctx;
-	c->start_ns = monotonic_ns();
+	session_clock_start(&c->clock);
 	c->held = xmalloc(RECORD_MAX);
 	c->stack_depth = cfg->stack_depth;
 	c->spaces = cfg->spaces;
@@ -450,7 +440,7 @@ consumer_drain_until(struct consumer *c, uint64_t limit_ns)
 {
 	int n;
 
-	c->limit_ns = limit_ns == UINT64_MAX ? UINT64_MAX : c->start_ns + limit_ns;
+	c->limit_ns = session_clock_to_monotonic(&c->clock, limit_ns);
 	c->drain_ns = monotonic_ns();
 	if (c->held_size) {
 		if (c->held_event.time_ns > c->limit_ns)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include "address-spaces.h"
 #include "memsup.h"
+#include "session-clock.h"
 #include "stack-table.h"
 
 struct record;
@@ -37,7 +38,7 @@ struct consumer {
 	struct memsup_bpf *skel;
 	struct ring_buffer *ring;
 	bool session_links;	/* the kernel has uprobe sessions */
-	uint64_t start_ns;	/* CLOCK_MONOTONIC when the capture started */
+	struct session_clock clock;
 	record_sink sink;
 	void *sink_ctx;
 	uint64_t limit_ns;	/* of the drain under way, CLOCK_MONOTONIC */
