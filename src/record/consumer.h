@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The ring consumer: loads memsup's BPF programs and turns what they send
- * into records for the data path.
+ * The ring consumer: turns what memsup's BPF programs send into records
+ * for the data path.  It owns the programs it reads (bpf-loader.c), whose
+ * maps and globals the session uses through bpf.
  */
 #ifndef MEMSUP_CONSUMER_H
 #define MEMSUP_CONSUMER_H
@@ -11,12 +12,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "address-spaces.h"
+#include "bpf-loader.h"
 #include "memsup.h"
 #include "session-clock.h"
 #include "stack-table.h"
 
 struct record;
-struct memsup_bpf;
 struct ring_buffer;
 struct unwind_stats;
 struct unwinder;
@@ -35,9 +36,8 @@ enum probe_links {
 struct unwind_maps;
 
 struct consumer {
-	struct memsup_bpf *skel;
+	struct bpf_loader bpf;		/* the programs, loaded */
 	struct ring_buffer *ring;
-	bool session_links;	/* the kernel has uprobe sessions */
 	struct session_clock clock;
 	record_sink sink;
 	void *sink_ctx;
@@ -85,8 +85,8 @@ struct consumer_config {
 };
 
 /*
- * Opens and loads the BPF programs.  Returns 0 or a negative errno, with
- * *what saying which step failed.
+ * Loads the BPF programs and reads their rings into sink.  Returns 0 or a
+ * negative errno, with *what saying which step failed.
  */
 int consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		  record_sink sink, void *sink_ctx, const char **what);
@@ -101,46 +101,16 @@ int consumer_drain(struct consumer *c);
  * what a process did before a stop the supervisor observed at that time.
  */
 int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
-/* Mapping wakes lost for want of room since the capture started. */
-uint64_t consumer_missed_mapping_wakes(const struct consumer *c);
 /*
  * Follows a record the caller's address spaces have just applied (a
  * mapping, fork, exec or exit): the walker's tables then cover what the
  * process maps.  Call it while the process is stopped.
  */
 void consumer_follow(struct consumer *c, const struct record *r);
-/* Drops any allocator call tid left half-done (new thread, exec). */
-void consumer_forget_thread(struct consumer *c, pid_t tid);
-
-/* A producer raised the pressure latch: the tree must stop and drain. */
-bool consumer_latched(const struct consumer *c);
-/* Starts a new epoch with the latch down, once the ring is drained. */
-void consumer_clear_latch(struct consumer *c);
-
-/* Only the processes memsup traces, and so can stop, may raise the latch. */
-int consumer_track(struct consumer *c, pid_t pid);
-void consumer_untrack(struct consumer *c, pid_t pid);
-
-/*
- * Calls each(ctx, child, parent) for every process a traced one made
- * with CLONE_UNTRACED, which ptrace did not follow; returns how many more
- * did so than BPF could name.
- */
-typedef void (*consumer_escape_fn)(void *ctx, pid_t child, pid_t parent);
-uint64_t consumer_escaped(const struct consumer *c, consumer_escape_fn each, void *ctx);
 
 /* Nanoseconds since the capture started. */
 uint64_t consumer_now(const struct consumer *c);
 
-uint64_t consumer_lost_records(const struct consumer *c);
-/*
- * The fullest the ring was seen above the watermark since the last call,
- * in bytes; the next call starts again from 0.
- */
-uint64_t consumer_take_max_fill(struct consumer *c);
-/* Moves the watermark, and the fill past which stacks are left out with it. */
-void consumer_set_watermark(struct consumer *c, uint64_t bytes);
-uint64_t consumer_lost_calls(const struct consumer *c);
 /* How the stacks sent so far were taken, where unwind tables are walked. */
 struct stack_sources {
 	uint64_t tables;		/* walked from unwind tables */
@@ -149,8 +119,6 @@ struct stack_sources {
 };
 /* Returns false when no unwind table is walked (not auto, or no libdw). */
 bool consumer_stack_sources(const struct consumer *c, struct stack_sources *out);
-/* Allocations recorded without their stack: the ring was too full. */
-uint64_t consumer_dropped_stacks(const struct consumer *c);
 /* What unwinding the stack copies took: unwinder_stats(). */
 void consumer_unwind_stats(const struct consumer *c, struct unwind_stats *out);
 

@@ -40,7 +40,7 @@ following_watermark(const struct pressure *p)
 static void
 measure_fill(struct pressure *p, struct consumer *c)
 {
-	uint64_t fill = consumer_take_max_fill(c);
+	uint64_t fill = bpf_loader_take_max_fill(&c->bpf);
 	uint64_t over = fill > p->watermark ? fill - p->watermark : 0;
 
 	if (fill > p->max_fill)
@@ -61,7 +61,7 @@ measure_stop(struct pressure *p, struct consumer *c)
 	if (!p->watermark_follows)
 		return;
 	p->watermark = following_watermark(p);
-	consumer_set_watermark(c, p->watermark);
+	bpf_loader_set_watermark(&c->bpf, p->watermark);
 }
 
 void
@@ -72,7 +72,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 	if (!p->timeout_ns || p->timed_out)
 		return;
 	if (!p->holding) {
-		if (!consumer_latched(c))
+		if (!bpf_loader_latched(&c->bpf))
 			return;
 		p->holding = true;
 		p->hold_started_ns = now_ns;
@@ -83,7 +83,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 		/* No thread that can latch runs: the ring empties for good. */
 		consumer_drain(c);
 		measure_stop(p, c);
-		consumer_clear_latch(c);
+		bpf_loader_clear_latch(&c->bpf);
 		tracer_release(t);
 		p->holding = false;
 		p->stops++;
@@ -96,7 +96,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 			  (double)p->timeout_ns / 1e9);
 		tracer_kill_all(t);
 		tracer_release(t);
-		consumer_clear_latch(c);
+		bpf_loader_clear_latch(&c->bpf);
 		p->holding = false;
 		p->timed_out = true;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "probe-attach.h"
+#include "bpf-loader.h"
 #include "error.h"
 #include "link-reaper.h"
 #include "memsup.skel.h"
@@ -227,8 +228,8 @@ links_of(struct process_probes *pp, const struct probe_target *t)
 }
 
 int
-process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
-		      bool session_links, pid_t pid, const struct image_targets *it)
+process_probes_attach(struct process_probes *pp, const struct bpf_loader *bpf,
+		      pid_t pid, const struct image_targets *it)
 {
 	size_t i;
 	int err = 0;
@@ -240,7 +241,7 @@ process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
 			continue;
 		tl = new_links(pp);
 		tl->target = it->targets[i];
-		err = attach_target(tl, skel, session_links, pid, it);
+		err = attach_target(tl, bpf->skel, bpf->session_links, pid, it);
 		if (err)
 			detach_target(tl);
 		else

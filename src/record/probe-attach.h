@@ -11,9 +11,9 @@
 #include <sys/types.h>
 #include "probe-targets.h"
 
-struct memsup_bpf;
 struct bpf_link;
 struct link_reaper;
+struct bpf_loader;
 
 /* The links of one file in one process. */
 struct target_links {
@@ -33,15 +33,16 @@ struct process_probes {
 int probes_session_attach_type(void);
 
 /*
- * Adds to pid's probes the files of it that have none yet.  Links to files
- * it no longer maps are kept, until the process is gone: they cost nothing
- * while nothing maps the file, and a file mapped again (the C library,
- * after an exec of another dynamic program) finds its links still there,
- * so that no call is probed twice.  Returns 0 or a negative errno; on
- * failure the process has no probes.
+ * Adds to pid's probes, of the programs bpf loaded, the files of it that
+ * have none yet.  Links to files it no longer maps are kept, until the
+ * process is gone: they cost nothing while nothing maps the file, and a
+ * file mapped again (the C library, after an exec of another dynamic
+ * program) finds its links still there, so that no call is probed
+ * twice.  Returns 0 or a negative errno; on failure the process has no
+ * probes.
  */
-int process_probes_attach(struct process_probes *pp, const struct memsup_bpf *skel,
-			  bool session_links, pid_t pid, const struct image_targets *it);
+int process_probes_attach(struct process_probes *pp, const struct bpf_loader *bpf,
+			  pid_t pid, const struct image_targets *it);
 /* The process lives on untraced: its links are gone when this returns. */
 void process_probes_detach(struct process_probes *pp);
 /* The process is gone: its links are closed in the background, by reaper. */

@@ -111,7 +111,7 @@ count_escaped_processes(struct session *s)
 			escaped_process(s, (pid_t)s->heap.procs[i]->pid,
 					"its calls were recorded, but it escaped "
 					"ptrace and memsup never traced it");
-	unnamed = consumer_escaped(&s->consumer, escaped_unseen, s);
+	unnamed = bpf_loader_escaped(&s->consumer.bpf, escaped_unseen, s);
 	if (!unnamed)
 		return;
 	if (s->allow_partial) {
@@ -292,11 +292,11 @@ session_finish(struct session *s, const char *output, bool quiet)
 
 	count_escaped_processes(s);
 	end = (struct capture_end) {
-		.lost_records = consumer_lost_records(&s->consumer),
-		.lost_calls = consumer_lost_calls(&s->consumer),
+		.lost_records = bpf_loader_lost_records(&s->consumer.bpf),
+		.lost_calls = bpf_loader_lost_calls(&s->consumer.bpf),
 		.untraced_processes = s->untraced,
 		.unstoppable_processes = s->unstoppable,
-		.dropped_stacks = consumer_dropped_stacks(&s->consumer),
+		.dropped_stacks = bpf_loader_dropped_stacks(&s->consumer.bpf),
 		.vanished_threads = s->vanished,
 		.pressure_stops = s->pressure.stops,
 		.flags = (s->pressure.timed_out ? CAPTURE_END_PRESSURE_TIMEOUT : 0) |

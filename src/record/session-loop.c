@@ -23,7 +23,8 @@ show_status(struct session *s)
 		.events = s->events,
 		.live_bytes = s->heap.tree.live_bytes,
 		.pressure_stops = s->pressure.stops,
-		.lost = consumer_lost_records(&s->consumer) + consumer_lost_calls(&s->consumer),
+		.lost = bpf_loader_lost_records(&s->consumer.bpf) +
+			bpf_loader_lost_calls(&s->consumer.bpf),
 	};
 
 	status_update(&s->status, consumer_now(&s->consumer), &f);
@@ -233,7 +234,7 @@ detach_when_due(struct session *s)
 	session_disarm_hooks(s);
 	u64map_foreach(&s->processes, slot)
 		process_probes_detach(&((struct traced_process *)(uintptr_t)slot->value)->probes);
-	consumer_clear_latch(&s->consumer);
+	bpf_loader_clear_latch(&s->consumer.bpf);
 	tracer_detach_all(&s->tracer);
 }
 

@@ -86,8 +86,7 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 static void
 attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
 {
-	int err = process_probes_attach(&tp->probes, s->consumer.skel,
-					s->consumer.session_links, pid, &tp->targets);
+	int err = process_probes_attach(&tp->probes, &s->consumer.bpf, pid, &tp->targets);
 
 	if (err)
 		mark_untraced(s, tp, pid, "its allocator functions", err);
@@ -197,7 +196,7 @@ session_track(struct session *s, pid_t pid)
 
 	if (!s->pressure.timeout_ns && !s->attached)
 		return;
-	err = consumer_track(&s->consumer, pid);
+	err = bpf_loader_track(&s->consumer.bpf, pid);
 	if (!err)
 		return;
 	if (err == -E2BIG)
@@ -255,7 +254,7 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	 * reach its parent's, and links of its own would count them twice.
 	 * Session links filter by thread group: it needs its own.
 	 */
-	if (!shares_vm || s->consumer.session_links)
+	if (!shares_vm || s->consumer.bpf.session_links)
 		attach_targets(s, child, tp);
 }
 
@@ -264,7 +263,7 @@ on_thread_started(void *ctx, pid_t tid)
 {
 	struct session *s = ctx;
 
-	consumer_forget_thread(&s->consumer, tid);
+	bpf_loader_forget_thread(&s->consumer.bpf, tid);
 }
 
 /*
@@ -313,8 +312,8 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	 */
 	if (former_tid != pid)
 		process_probes_release(&tp->probes, &s->reaper);
-	consumer_forget_thread(&s->consumer, pid);
-	consumer_forget_thread(&s->consumer, former_tid);
+	bpf_loader_forget_thread(&s->consumer.bpf, pid);
+	bpf_loader_forget_thread(&s->consumer.bpf, former_tid);
 	session_emit_process_record(s, &r);
 	u64map_clear(&tp->mapped);
 	session_probe_new_image(s, pid, tp);
@@ -330,7 +329,7 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 	uint64_t value;
 
 	session_emit_process_record(s, &r);
-	consumer_untrack(&s->consumer, pid);
+	bpf_loader_untrack(&s->consumer.bpf, pid);
 	if (u64map_remove(&s->processes, (uint64_t)pid, &value))
 		untrace((struct traced_process *)(uintptr_t)value, &s->reaper);
 }
@@ -395,7 +394,7 @@ session_on_mapping(void *ctx, pid_t pid, pid_t tid)
 void
 session_rescan_when_due(struct session *s)
 {
-	uint64_t missed = consumer_missed_mapping_wakes(&s->consumer);
+	uint64_t missed = bpf_loader_missed_mapping_wakes(&s->consumer.bpf);
 	struct u64map_slot *slot;
 
 	if (!s->rescans_due && missed == s->missed_wakes_seen)

@@ -57,7 +57,7 @@ struct session {
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	uint64_t vanished;		/* threads gone without a report */
 	bool rescans_due;		/* some process's rescan_due is set */
-	uint64_t missed_wakes_seen;	/* consumer_missed_mapping_wakes() */
+	uint64_t missed_wakes_seen;	/* bpf_loader_missed_mapping_wakes() */
 	uint64_t last_report_ns;	/* when a wait status last came */
 	uint64_t last_sync_ns;		/* when the capture was last synced */
 	size_t max_processes;		/* the tracked set's size */
