@@ -5,9 +5,6 @@
 #include "memsup.skel.h"
 #include "error.h"
 #include "unwind.h"
-#ifdef HAVE_LIBDW
-#include "unwind-maps.h"
-#endif
 
 #include <errno.h>
 #include <string.h>
@@ -57,7 +54,8 @@ copied_stack_id(struct consumer *c, const struct ms_event *e,
 		const struct ms_stack_copy *copy, size_t size)
 {
 	uint64_t frames[MS_STACK_MAX];
-	uint32_t n = unwinder_unwind(c->unwinder, copy, size, frames, c->stack_depth);
+	uint32_t n = unwinder_unwind(c->unwind.unwinder, copy, size, frames,
+				     c->stack_depth);
 
 	return stack_id_of(c, e, frames, n);
 }
@@ -130,8 +128,8 @@ record_valid(const struct consumer *c, const void *data, size_t size, struct ms_
 	if (e->flags & MS_EVENT_STACK_COPY) {
 		const struct ms_stack_copy *copy = data;
 
-		return e->flags == (MS_EVENT_STACK_COPY | MS_EVENT_WIDE) && c->unwinder &&
-		       size >= sizeof(*copy) && size <= RECORD_MAX &&
+		return e->flags == (MS_EVENT_STACK_COPY | MS_EVENT_WIDE) &&
+		       c->unwind.unwinder && size >= sizeof(*copy) && size <= RECORD_MAX &&
 		       (size - sizeof(*copy)) % sizeof(uint64_t) == 0 &&
 		       copy->regs.sp >= copy->base && !(copy->regs.sp % sizeof(uint64_t));
 	}
@@ -219,59 +217,26 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	session_clock_start(&c->clock);
 	c->held = xmalloc(RECORD_MAX);
 	c->stack_depth = cfg->stack_depth;
-	c->spaces = cfg->spaces;
 	err = bpf_loader_open(&c->bpf, cfg, what);
-	if (err)
-		goto fail;
-	if (c->bpf.copies_stacks) {
-		*what = "set up the unwinder";
-		c->unwinder = unwinder_new(cfg->spaces);
-		if (!c->unwinder) {
-			err = -ENOTSUP;
-			goto fail;
-		}
+	if (!err)
+		err = unwind_driver_open(&c->unwind, &c->bpf, what);
+	if (!err) {
+		*what = "set up the ring buffers";
+		err = read_rings(c, c->bpf.skel);
 	}
-	*what = "set up the ring buffers";
-	err = read_rings(c, c->bpf.skel);
 	if (err)
-		goto fail;
-#ifdef HAVE_LIBDW
-	if (c->bpf.unwind_tables) {
-		*what = "map the unwind tables";
-		c->unwind_maps = xmalloc(sizeof(*c->unwind_maps));
-		err = unwind_maps_open(c->unwind_maps, c->bpf.skel->maps.unwind_pages,
-				       c->bpf.skel->maps.unwind_rows,
-				       c->bpf.skel->maps.unwind_rules,
-				       c->bpf.skel->maps.unwind_spaces);
-		if (err) {
-			free(c->unwind_maps);
-			c->unwind_maps = NULL;
-			goto fail;
-		}
-	}
-#endif
-	return 0;
-
-fail:
-	consumer_close(c);
+		consumer_close(c);
 	return err;
 }
 
 void
 consumer_close(struct consumer *c)
 {
-#ifdef HAVE_LIBDW
-	if (c->unwind_maps)
-		unwind_maps_close(c->unwind_maps);
-#endif
-	free(c->unwind_maps);
-	c->unwind_maps = NULL;
 	ring_buffer__free(c->ring);
 	c->ring = NULL;
+	unwind_driver_close(&c->unwind);
 	bpf_loader_close(&c->bpf);
 	stack_table_free(&c->stacks);
-	unwinder_free(c->unwinder);
-	c->unwinder = NULL;
 	free(c->held);
 	c->held = NULL;
 }
@@ -308,29 +273,18 @@ consumer_drain(struct consumer *c)
 void
 consumer_follow(struct consumer *c, const struct record *r)
 {
-#ifdef HAVE_LIBDW
-	if (c->unwind_maps)
-		unwind_maps_follow(c->unwind_maps, c->spaces, r);
-#endif
+	unwind_driver_follow(&c->unwind, r);
 }
 
 bool
 consumer_stack_sources(const struct consumer *c, struct stack_sources *out)
 {
 	bpf_loader_walked_stacks(&c->bpf, &out->tables, &out->frame_pointers);
-	out->files_without_room = 0;
-#ifdef HAVE_LIBDW
-	if (c->unwind_maps)
-		out->files_without_room = c->unwind_maps->files_without_room;
-#endif
-	return c->unwind_maps;
+	return unwind_driver_files_without_room(&c->unwind, &out->files_without_room);
 }
 
 void
 consumer_unwind_stats(const struct consumer *c, struct unwind_stats *out)
 {
-	if (c->unwinder)
-		unwinder_stats(c->unwinder, out);
-	else
-		memset(out, 0, sizeof(*out));
+	unwind_driver_stats(&c->unwind, out);
 }

@@ -2,7 +2,9 @@
 /*
  * The ring consumer: turns what memsup's BPF programs send into records
  * for the data path.  It owns the programs it reads (bpf-loader.c), whose
- * maps and globals the session uses through bpf.
+ * maps and globals the session uses through bpf, and the unwinding of the
+ * stacks they copy (unwind-driver.c); its records carry the session's
+ * clock (session-clock.h).
  */
 #ifndef MEMSUP_CONSUMER_H
 #define MEMSUP_CONSUMER_H
@@ -11,16 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "address-spaces.h"
 #include "bpf-loader.h"
 #include "memsup.h"
 #include "session-clock.h"
 #include "stack-table.h"
+#include "unwind-driver.h"
 
 struct record;
 struct ring_buffer;
 struct unwind_stats;
-struct unwinder;
 
 typedef void (*record_sink)(void *ctx, const struct record *r);
 /* Thread tid of process pid maps an executable file. */
@@ -32,8 +33,6 @@ enum probe_links {
 	PROBE_LINKS_SESSION,
 	PROBE_LINKS_PERF,
 };
-
-struct unwind_maps;
 
 struct consumer {
 	struct bpf_loader bpf;		/* the programs, loaded */
@@ -50,10 +49,7 @@ struct consumer {
 	size_t held_event_bytes;
 	struct stack_table stacks;	/* the stacks sent so far */
 	unsigned int stack_depth;
-	struct unwinder *unwinder;	/* of stack copies */
-	/* The walker's tables, with auto stacks and libdw; else NULL. */
-	struct unwind_maps *unwind_maps;
-	struct address_spaces *spaces;
+	struct unwind_driver unwind;	/* of the copies among the stacks */
 	mapping_sink on_mapping;
 };
 
@@ -73,8 +69,6 @@ struct consumer_config {
 	size_t stack_room_bytes;	/* ring fill past which stacks are left out */
 	size_t unwind_bytes;		/* for the rows of auto's unwind tables */
 	bool probes_only;		/* record nothing: the probes' own cost */
-	/* What the processes map, kept current by the caller: copies are unwound through it. */
-	struct address_spaces *spaces;
 	/* memsup's PID namespace (proc_own_pid_namespace): the ids BPF gives. */
 	unsigned int pidns_inum;
 	/*
@@ -102,9 +96,9 @@ int consumer_drain(struct consumer *c);
  */
 int consumer_drain_until(struct consumer *c, uint64_t limit_ns);
 /*
- * Follows a record the caller's address spaces have just applied (a
- * mapping, fork, exec or exit): the walker's tables then cover what the
- * process maps.  Call it while the process is stopped.
+ * Follows a record handed to the sink: its mappings, forks, execs and
+ * exits keep what the unwinding sees each process map.  Call it for every
+ * record, in the sink's order, while the process is stopped.
  */
 void consumer_follow(struct consumer *c, const struct record *r);
 

@@ -92,7 +92,6 @@ session_prepare(struct session *s, const struct run_options *o,
 	const char *what;
 	int err;
 
-	bpf.spaces = &s->sites.spaces;
 	if (o->attach_pid)
 		bpf.on_mapping = session_on_mapping;
 	if (check_environment(&bpf.pidns_inum))

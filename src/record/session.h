@@ -45,7 +45,7 @@ struct session {
 	struct capture_writer *capture;
 	struct heap_model heap;
 	struct sites sites;		/* the calls' sites, for the summary and
-					 * the names; its spaces unwind copies */
+					 * the names */
 	struct live_status status;
 	uint64_t events;		/* allocator calls recorded */
 	struct tracer tracer;
