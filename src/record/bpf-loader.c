@@ -46,17 +46,17 @@ unwind_tables(const struct consumer_config *cfg)
  */
 static int
 load_once(struct bpf_loader *l, bool session_links, bool sleepable_regions,
-	  const struct consumer_config *cfg, const char **what)
+	  const struct consumer_config *cfg, const char **why)
 {
 	struct memsup_bpf *skel;
 	int err;
 
-	*what = "open the BPF programs";
+	*why = "open the BPF programs";
 	skel = memsup_bpf__open();
 	if (!skel)
 		return -errno;
 
-	*what = "size the BPF maps";
+	*why = "size the BPF maps";
 	skel->rodata->wake_bytes = cfg->wake_bytes;
 	skel->bss->watermark_bytes = cfg->watermark_bytes;
 	skel->rodata->stack_mode = cfg->stack_mode;
@@ -96,7 +96,7 @@ load_once(struct bpf_loader *l, bool session_links, bool sleepable_regions,
 	if (err)
 		goto fail;
 
-	*what = "load the BPF programs";
+	*why = "load the BPF programs";
 	err = memsup_bpf__load(skel);
 	if (err)
 		goto fail;
@@ -114,14 +114,14 @@ fail:
  */
 static int
 load(struct bpf_loader *l, bool session_links, const struct consumer_config *cfg,
-     const char **what)
+     const char **why)
 {
 	libbpf_print_fn_t print = libbpf_set_print(quiet_libbpf);
-	int err = load_once(l, session_links, true, cfg, what);
+	int err = load_once(l, session_links, true, cfg, why);
 
 	libbpf_set_print(print);
 	if (err)
-		err = load_once(l, session_links, false, cfg, what);
+		err = load_once(l, session_links, false, cfg, why);
 	return err;
 }
 
@@ -145,17 +145,17 @@ watch_mappings(struct memsup_bpf *skel)
 
 /* The watchers; the probes are attached to each process on its own. */
 static int
-attach(struct memsup_bpf *skel, const struct consumer_config *cfg, const char **what)
+attach(struct memsup_bpf *skel, const struct consumer_config *cfg, const char **why)
 {
 	int err;
 
 	if (cfg->on_mapping) {
-		*what = "watch the processes' mappings";
+		*why = "watch the processes' mappings";
 		err = watch_mappings(skel);
 		if (err)
 			return err;
 	}
-	*what = "watch for processes that escape tracing";
+	*why = "watch for processes that escape tracing";
 	skel->links.escape_watch = bpf_program__attach(skel->progs.escape_watch);
 	return skel->links.escape_watch ? 0 : -errno;
 }
@@ -169,7 +169,7 @@ bpf_loader_close(struct bpf_loader *l)
 
 int
 bpf_loader_open(struct bpf_loader *l, const struct consumer_config *cfg,
-		const char **what)
+		const char **why)
 {
 	int err;
 
@@ -179,16 +179,16 @@ bpf_loader_open(struct bpf_loader *l, const struct consumer_config *cfg,
 	if (cfg->links == PROBE_LINKS_AUTO) {
 		/* The kernel tells whether it has uprobe sessions by loading one. */
 		libbpf_set_print(quiet_libbpf);
-		err = load(l, true, cfg, what);
+		err = load(l, true, cfg, why);
 		libbpf_set_print(NULL);
 		if (err)
-			err = load(l, false, cfg, what);
+			err = load(l, false, cfg, why);
 	} else {
-		err = load(l, cfg->links == PROBE_LINKS_SESSION, cfg, what);
+		err = load(l, cfg->links == PROBE_LINKS_SESSION, cfg, why);
 	}
 	if (err)
 		return err;
-	err = attach(l->skel, cfg, what);
+	err = attach(l->skel, cfg, why);
 	if (err)
 		bpf_loader_close(l);
 	return err;

@@ -25,10 +25,10 @@ struct bpf_loader {
 
 /*
  * Opens, loads and attaches the programs.  Returns 0 or a negative errno,
- * with *what saying which step failed.
+ * with *why saying which step failed.
  */
 int bpf_loader_open(struct bpf_loader *l, const struct consumer_config *cfg,
-		    const char **what);
+		    const char **why);
 void bpf_loader_close(struct bpf_loader *l);
 
 /* Drops any allocator call tid left half-done (new thread, exec). */

@@ -205,7 +205,7 @@ read_rings(struct consumer *c, const struct memsup_bpf *skel)
 
 int
 consumer_open(struct consumer *c, const struct consumer_config *cfg,
-	      record_sink sink, void *sink_ctx, const char **what)
+	      record_sink sink, void *sink_ctx, const char **why)
 {
 	int err;
 
@@ -217,11 +217,11 @@ consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	session_clock_start(&c->clock);
 	c->held = xmalloc(RECORD_MAX);
 	c->stack_depth = cfg->stack_depth;
-	err = bpf_loader_open(&c->bpf, cfg, what);
+	err = bpf_loader_open(&c->bpf, cfg, why);
 	if (!err)
-		err = unwind_driver_open(&c->unwind, &c->bpf, what);
+		err = unwind_driver_open(&c->unwind, &c->bpf, why);
 	if (!err) {
-		*what = "set up the ring buffers";
+		*why = "set up the ring buffers";
 		err = read_rings(c, c->bpf.skel);
 	}
 	if (err)

@@ -80,10 +80,10 @@ struct consumer_config {
 
 /*
  * Loads the BPF programs and reads their rings into sink.  Returns 0 or a
- * negative errno, with *what saying which step failed.
+ * negative errno, with *why saying which step failed.
  */
 int consumer_open(struct consumer *c, const struct consumer_config *cfg,
-		  record_sink sink, void *sink_ctx, const char **what);
+		  record_sink sink, void *sink_ctx, const char **why);
 void consumer_close(struct consumer *c);
 
 /* The fd to poll for records. */

@@ -89,23 +89,23 @@ session_prepare(struct session *s, const struct run_options *o,
 		struct workload_user *wu)
 {
 	struct consumer_config bpf = o->bpf;
-	const char *what;
+	const char *why;
 	int err;
 
 	if (o->attach_pid)
 		bpf.on_mapping = session_on_mapping;
 	if (check_environment(&bpf.pidns_inum))
 		return MS_EXIT_FAILURE;
-	if (workload_user_resolve(wu, o->user, o->keep_root, &what)) {
+	if (workload_user_resolve(wu, o->user, o->keep_root, &why)) {
 		error_msg("cannot run the workload as %s: %s",
-			  o->user ? o->user : "the user who ran sudo", what);
+			  o->user ? o->user : "the user who ran sudo", why);
 		return MS_EXIT_FAILURE;
 	}
 	if (o->keep_root && getuid() == 0)
 		warning_msg("--keep-root: the workload runs as root");
-	err = consumer_open(&s->consumer, &bpf, session_sink, s, &what);
+	err = consumer_open(&s->consumer, &bpf, session_sink, s, &why);
 	if (err) {
-		explain_bpf_failure(what, err);
+		explain_bpf_failure(why, err);
 		return MS_EXIT_FAILURE;
 	}
 	return 0;

@@ -15,21 +15,21 @@
 
 int
 unwind_driver_open(struct unwind_driver *u, const struct bpf_loader *bpf,
-		   const char **what)
+		   const char **why)
 {
 	memset(u, 0, sizeof(*u));
 	address_spaces_init(&u->spaces);
 	if (bpf->copies_stacks) {
-		*what = "set up the unwinder";
+		*why = "set up the unwinder";
 		u->unwinder = unwinder_new(&u->spaces);
 		if (!u->unwinder)
-			return -ENOTSUP;
+			return -errno;
 	}
 #ifdef HAVE_LIBDW
 	if (bpf->unwind_tables) {
 		int err;
 
-		*what = "map the unwind tables";
+		*why = "map the unwind tables";
 		u->tables = xmalloc(sizeof(*u->tables));
 		err = unwind_maps_open(u->tables, bpf->skel->maps.unwind_pages,
 				       bpf->skel->maps.unwind_rows,

@@ -28,11 +28,11 @@ struct unwind_driver {
 
 /*
  * Sets up what the loaded programs need: an unwinder for their copies,
- * tables for their walker.  Returns 0 or a negative errno, with *what
+ * tables for their walker.  Returns 0 or a negative errno, with *why
  * saying which step failed.
  */
 int unwind_driver_open(struct unwind_driver *u, const struct bpf_loader *bpf,
-		       const char **what);
+		       const char **why);
 void unwind_driver_close(struct unwind_driver *u);
 /*
  * Follows a record handed to the sink.  Call it for every record, in the
