@@ -328,7 +328,7 @@ struct ms_region_event {
 };
 
 /*
- * Unwind tables (src/unwind-table.h), as the walker reads them.  Pages
+ * Unwind tables (src/record/unwind-table.h), as the walker reads them.  Pages
  * and rows of every file in two arrays, each file's pages in a run, each
  * page's rows sorted by address; rules shared by all; and per process,
  * its mappings that have a table, sorted.
@@ -357,7 +357,7 @@ struct ms_unwind_rule {
 	__u8 unused[5];
 };
 
-/* From where in its page (src/unwind-pages.h) a rule holds. */
+/* From where in its page (src/record/unwind-pages.h) a rule holds. */
 struct ms_unwind_row {
 	__u16 pc;		/* the address's low 16 bits */
 	__u16 rule;

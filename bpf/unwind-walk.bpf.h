@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Stacks walked from unwind tables (src/unwind-table.h), for code
+ * Stacks walked from unwind tables (src/record/unwind-table.h), for code
  * without frame pointers.  At the return of the outermost call the
  * registers are the caller's; each step finds the mapping that holds the
  * address, the row that covers it and applies its rule: the CFA from

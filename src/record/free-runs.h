@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The free runs of an array whose entries are given out in runs and
- * taken back: the unwind tables' pages and rows (src/unwind-maps.c).
+ * taken back: the unwind tables' pages and rows (src/record/unwind-maps.c).
  * First fit; a run given back merges with its free neighbours.
  */
 #ifndef MEMSUP_FREE_RUNS_H

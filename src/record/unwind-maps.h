@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The unwind tables in the maps of the BPF walker (bpf/unwind-walk.bpf.h):
- * each file's table built once (src/unwind-table.c), whatever path it is
+ * each file's table built once (src/record/unwind-table.c), whatever path it is
  * mapped from (one a build-id), its pages and rows put in the arrays all
  * files share and its rules among the shared rules; each process's
  * space, its mappings that have a table, written again whenever what it

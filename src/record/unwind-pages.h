@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * An unwind table (src/unwind-table.h) in the form the BPF walker reads:
+ * An unwind table (src/record/unwind-table.h) in the form the BPF walker reads:
  * the file's addresses cut in pages of 64 KiB, each page with its own
  * rows of 4 bytes (the address's low 16 bits and a rule number).  A page
  * that starts inside a rule's range begins with a row for it, so a search

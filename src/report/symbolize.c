@@ -235,7 +235,7 @@ take_debug_file(const char *path, void *ctx)
 }
 
 /*
- * The separate debug file (src/debug-file.h); else, by build-id, from the
+ * The separate debug file (src/common/debug-file.h); else, by build-id, from the
  * debuginfod servers of DEBUGINFOD_URLS.
  */
 static void

@@ -3,9 +3,9 @@
  * Symbolization at report time: a (file, offset) frame to the function it
  * falls in, demangled, from the file's .symtab and .dynsym or from its
  * separate debug file (/usr/lib/debug/.build-id/, .gnu_debuglink, or a
- * debuginfod server: src/debug-fetch.c), and the
+ * debuginfod server: src/report/debug-fetch.c), and the
  * source line from its DWARF line tables when memsup has libdw, with the
- * functions inlined at it (src/inline-frames.c).  A file
+ * functions inlined at it (src/report/inline-frames.c).  A file
  * whose build-id is not the one captured is not trusted; a debug file is
  * taken only if its build-id is.
  */
@@ -53,7 +53,7 @@ void symbolizer_free(struct symbolizer *z);
  * The functions of a site frame (SITE_FRAME_*), *n of them, innermost
  * first: those the compiler inlined at its call, then the one it returns
  * into, the offset in which is *offset.  Names are shortened
- * (src/names.h) unless full_names.  NULL, with *why saying why, when no
+ * (src/report/names.h) unless full_names.  NULL, with *why saying why, when no
  * function is known.  Valid until symbolizer_free.
  */
 const struct symbol_name *symbolize(struct symbolizer *z, const struct sites *s,
