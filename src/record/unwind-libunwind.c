@@ -91,21 +91,16 @@ struct unwinder {
 static const void *
 file_bytes(const struct unwind_file *f, uint64_t vaddr, size_t len)
 {
-	size_t i;
+	const GElf_Phdr *p = elf_load_holding(f->loads, f->nloads, vaddr);
+	uint64_t off;
 
-	for (i = 0; i < f->nloads; i++) {
-		const GElf_Phdr *p = &f->loads[i];
-		uint64_t off;
-
-		if (vaddr < p->p_vaddr || vaddr - p->p_vaddr > p->p_filesz ||
-		    len > p->p_filesz - (vaddr - p->p_vaddr))
-			continue;
-		off = p->p_offset + (vaddr - p->p_vaddr);
-		if (off > f->size || len > f->size - off)
-			return NULL;
-		return f->image + off;
-	}
-	return NULL;
+	/* All len bytes in the segment's file part, and in the file. */
+	if (!p || len > p->p_filesz - (vaddr - p->p_vaddr))
+		return NULL;
+	off = p->p_offset + (vaddr - p->p_vaddr);
+	if (off > f->size || len > f->size - off)
+		return NULL;
+	return f->image + off;
 }
 
 static void
