@@ -2,6 +2,7 @@
 #include "config.h"
 #include "dl-hook.h"
 #include "elf-functions.h"
+#include "file-cache.h"
 #include "procfs.h"
 
 #include <elf.h>
@@ -66,53 +67,69 @@ find_linker_file(void *ctx, const struct proc_mapping *m)
 	return 1;
 }
 
-struct linker_symbols {
-	uint64_t debug_state;	/* _dl_debug_state */
-	uint64_t r_debug;	/* _r_debug */
-};
-
 static void
 find_debug_state(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	if (!strcmp(name, "_dl_debug_state"))
-		((struct linker_symbols *)ctx)->debug_state = vaddr;
+		((struct cached_file *)ctx)->debug_state = vaddr;
 }
 
 static void
 find_r_debug(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 {
 	if (!strcmp(name, "_r_debug"))
-		((struct linker_symbols *)ctx)->r_debug = vaddr;
+		((struct cached_file *)ctx)->r_debug = vaddr;
 }
 
-/*
- * Where _dl_debug_state and _r_debug are in the file at path, loaded with
- * its first segment at start (addresses of a program not
- * position-independent are absolute); 0 for one the file lacks.
- */
+/* The hook's symbols of the file at path into f, read once per file. */
 static int
-read_linker_symbols(const char *path, uint64_t start, struct linker_symbols *ls)
+read_linker_symbols(const char *path, struct cached_file *f)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	uint64_t base;
 	GElf_Ehdr ehdr;
 	Elf *elf;
 
-	memset(ls, 0, sizeof(*ls));
 	if (fd < 0)
 		return -errno;
 	elf = elf_open_fd(fd);
 	if (elf && gelf_getehdr(elf, &ehdr)) {
-		base = ehdr.e_type == ET_DYN ? start : 0;
-		elf_foreach_function(elf, find_debug_state, ls);
-		elf_foreach_object(elf, find_r_debug, ls);
-		if (ls->debug_state)
-			ls->debug_state += base;
-		if (ls->r_debug)
-			ls->r_debug += base;
+		f->linker_relative = ehdr.e_type == ET_DYN;
+		elf_foreach_function(elf, find_debug_state, f);
+		elf_foreach_object(elf, find_r_debug, f);
 	}
 	elf_end(elf);
 	close(fd);
+	f->linker_read = true;
+	return 0;
+}
+
+/*
+ * Where the file at path, loaded with its first segment at start, has
+ * _dl_debug_state and _r_debug, into h (addresses of a program not
+ * position-independent are absolute); none without _dl_debug_state.
+ */
+static int
+linker_symbols(struct file_cache *files, const char *path, uint64_t start,
+	       struct dl_hook *h)
+{
+	struct cached_file *f;
+	struct stat st;
+	uint64_t base;
+	int err;
+
+	if (stat(path, &st))
+		return -errno;
+	f = file_cache_get(files, st.st_dev, st.st_ino);
+	if (!f->linker_read) {
+		err = read_linker_symbols(path, f);
+		if (err)
+			return err;
+	}
+	if (!f->debug_state)
+		return 0;
+	base = f->linker_relative ? start : 0;
+	h->addr = f->debug_state + base;
+	h->r_debug = f->r_debug ? f->r_debug + base : 0;
 	return 0;
 }
 
@@ -139,10 +156,9 @@ mem_access(pid_t pid, uint64_t addr, void *buf, size_t len, bool store)
 }
 
 int
-dl_hook_find(pid_t pid, struct dl_hook *h, const char **why)
+dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h, const char **why)
 {
 	struct linker l = { .exe = 0 };
-	struct linker_symbols ls;
 	char exe[64];
 	struct stat st;
 	int err;
@@ -171,22 +187,18 @@ dl_hook_find(pid_t pid, struct dl_hook *h, const char **why)
 	if (!l.path[0])
 		return l.at_base ? -ENOENT : 0;
 	*why = "cannot read its dynamic linker";
-	err = read_linker_symbols(l.path, l.start, &ls);
+	err = linker_symbols(files, l.path, l.start, h);
 	if (err)
 		return err;
 	*why = "its dynamic linker has no _dl_debug_state";
-	if (!ls.debug_state)
-		return l.at_base ? -ENOENT : 0;
-	h->addr = ls.debug_state;
-	h->r_debug = ls.r_debug;
-	return 0;
+	return !h->addr && l.at_base ? -ENOENT : 0;
 }
 
 int
-dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
+dl_hook_arm(struct file_cache *files, pid_t pid, struct dl_hook *h, const char **why)
 {
 	uint8_t byte = X86_INT3;
-	int err = dl_hook_find(pid, h, why);
+	int err = dl_hook_find(files, pid, h, why);
 
 	if (err || !h->addr)
 		return err;
@@ -206,15 +218,31 @@ dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why)
 	return 0;
 }
 
-bool
-dl_hook_adding(pid_t pid, const struct dl_hook *h)
+/* r_debug.r_state, or -1 when it cannot be read. */
+static int
+linker_state(pid_t pid, const struct dl_hook *h)
 {
 	int state;
 
-	return h->r_debug &&
-	       !mem_access(pid, h->r_debug + offsetof(struct r_debug, r_state),
-			   &state, sizeof(state), false) &&
-	       state == RT_ADD;
+	if (!h->r_debug ||
+	    mem_access(pid, h->r_debug + offsetof(struct r_debug, r_state),
+		       &state, sizeof(state), false))
+		return -1;
+	return state;
+}
+
+bool
+dl_hook_adding(pid_t pid, const struct dl_hook *h)
+{
+	return linker_state(pid, h) == RT_ADD;
+}
+
+bool
+dl_hook_changing(pid_t pid, const struct dl_hook *h)
+{
+	int state = linker_state(pid, h);
+
+	return state == RT_ADD || state == RT_DELETE;
 }
 
 bool

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct file_cache;
+
 struct dl_hook {
 	uint64_t addr;		/* of _dl_debug_state; 0: no dynamic linker */
 	uint64_t r_debug;	/* of its struct r_debug; 0: unknown */
@@ -28,16 +30,19 @@ struct dl_hook {
  * Finds the dynamic linker pid maps, as dl_hook_arm() does, and writes
  * nothing.  Returns 0, or a negative errno with *why saying what failed.
  */
-int dl_hook_find(pid_t pid, struct dl_hook *h, const char **why);
+int dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h,
+		 const char **why);
 
 /*
  * Sets the breakpoint in the dynamic linker pid maps: its interpreter, or
  * the program itself when it is the dynamic linker run as a command or a
  * static program with static dlopen.  A static program without one gets
- * no hook.  The process must not run dynamic linker code meanwhile.
+ * no hook.  The process must not run dynamic linker code meanwhile.  A
+ * dynamic linker's symbols are read once per file (files).
  * Returns 0, or a negative errno with *why saying what failed.
  */
-int dl_hook_arm(pid_t pid, struct dl_hook *h, const char **why);
+int dl_hook_arm(struct file_cache *files, pid_t pid, struct dl_hook *h,
+		const char **why);
 
 /*
  * At a SIGTRAP signal-delivery-stop of thread tid: whether it is the hook's
@@ -51,6 +56,13 @@ bool dl_hook_hit(const struct dl_hook *h, pid_t tid);
  * RT_ADD): no code of one it is adding has run yet.
  */
 bool dl_hook_adding(pid_t pid, const struct dl_hook *h);
+
+/*
+ * Whether pid's dynamic linker stopped at the hook before a change to
+ * its libraries (RT_ADD or RT_DELETE), when nothing new is mapped yet;
+ * false when it cannot tell.
+ */
+bool dl_hook_changing(pid_t pid, const struct dl_hook *h);
 
 /* Puts the original byte back, for a process memsup lets go. */
 void dl_hook_disarm(pid_t pid, struct dl_hook *h);

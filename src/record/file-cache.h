@@ -24,6 +24,11 @@ struct cached_file {
 	uint8_t build_id_len;
 	uint8_t build_id[BUILD_ID_MAX];
 	struct probe_target *target;	/* NULL until it was read */
+	/* As a dynamic linker: its hook's symbols, in the file's addresses. */
+	bool linker_read;
+	bool linker_relative;		/* ET_DYN: add where it is loaded */
+	uint64_t debug_state;		/* _dl_debug_state; 0: none */
+	uint64_t r_debug;		/* _r_debug; 0: none */
 };
 
 struct file_cache {

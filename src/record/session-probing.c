@@ -135,9 +135,9 @@ session_probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 	 * mappings are watched instead, and its dynamic linker only read.
 	 */
 	if (s->attached) {
-		dl_hook_find(pid, &tp->hook, &why);
+		dl_hook_find(&s->files, pid, &tp->hook, &why);
 	} else {
-		err = dl_hook_arm(pid, &tp->hook, &why);
+		err = dl_hook_arm(&s->files, pid, &tp->hook, &why);
 		if (err && !proc_exiting(pid)) {
 			error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
 				  "the libraries it loads are not traced", pid, why,
@@ -347,7 +347,9 @@ on_breakpoint(void *ctx, pid_t pid, pid_t tid)
 	tp = (struct traced_process *)(uintptr_t)slot->value;
 	if (!dl_hook_hit(&tp->hook, tid))
 		return false;
-	probe_mapped_files(s, pid, tp);
+	/* Nothing is mapped yet before a change: the stop after it probes. */
+	if (!dl_hook_changing(pid, &tp->hook))
+		probe_mapped_files(s, pid, tp);
 	return true;
 }
 
