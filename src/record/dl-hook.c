@@ -156,7 +156,8 @@ mem_access(pid_t pid, uint64_t addr, void *buf, size_t len, bool store)
 }
 
 int
-dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h, const char **why)
+dl_hook_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+	     struct dl_hook *h, const char **why)
 {
 	struct linker l = { .exe = 0 };
 	char exe[64];
@@ -181,9 +182,7 @@ dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h, const char 
 		return err;
 	*why = "cannot find its dynamic linker in its maps";
 	l.path[0] = '\0';
-	err = proc_maps_foreach(pid, find_linker_file, &l);
-	if (err < 0)
-		return err;
+	proc_maps_each(maps, find_linker_file, &l);
 	if (!l.path[0])
 		return l.at_base ? -ENOENT : 0;
 	*why = "cannot read its dynamic linker";
@@ -195,10 +194,11 @@ dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h, const char 
 }
 
 int
-dl_hook_arm(struct file_cache *files, pid_t pid, struct dl_hook *h, const char **why)
+dl_hook_arm(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+	    struct dl_hook *h, const char **why)
 {
 	uint8_t byte = X86_INT3;
-	int err = dl_hook_find(files, pid, h, why);
+	int err = dl_hook_find(files, maps, pid, h, why);
 
 	if (err || !h->addr)
 		return err;

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 struct file_cache;
+struct proc_maps;
 
 struct dl_hook {
 	uint64_t addr;		/* of _dl_debug_state; 0: no dynamic linker */
@@ -27,11 +28,11 @@ struct dl_hook {
 };
 
 /*
- * Finds the dynamic linker pid maps, as dl_hook_arm() does, and writes
+ * Finds the dynamic linker pid maps (maps), as dl_hook_arm() does, and writes
  * nothing.  Returns 0, or a negative errno with *why saying what failed.
  */
-int dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h,
-		 const char **why);
+int dl_hook_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+		 struct dl_hook *h, const char **why);
 
 /*
  * Sets the breakpoint in the dynamic linker pid maps: its interpreter, or
@@ -41,8 +42,8 @@ int dl_hook_find(struct file_cache *files, pid_t pid, struct dl_hook *h,
  * dynamic linker's symbols are read once per file (files).
  * Returns 0, or a negative errno with *why saying what failed.
  */
-int dl_hook_arm(struct file_cache *files, pid_t pid, struct dl_hook *h,
-		const char **why);
+int dl_hook_arm(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+		struct dl_hook *h, const char **why);
 
 /*
  * At a SIGTRAP signal-delivery-stop of thread tid: whether it is the hook's

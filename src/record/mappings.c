@@ -73,10 +73,11 @@ record_mapping(void *ctx, const struct proc_mapping *m)
 }
 
 void
-mappings_record_new(struct file_cache *files, pid_t pid, struct u64map *seen,
-		    void (*emit)(void *ctx, struct record *r), void *ctx)
+mappings_record_new(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+		    struct u64map *seen, void (*emit)(void *ctx, struct record *r),
+		    void *ctx)
 {
 	struct scan sc = { files, seen, emit, ctx, pid };
 
-	proc_maps_foreach(pid, record_mapping, &sc);
+	proc_maps_each(maps, record_mapping, &sc);
 }

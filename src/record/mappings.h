@@ -11,14 +11,17 @@
 #include "u64map.h"
 
 struct file_cache;
+struct proc_maps;
 struct record;
 
 /*
  * Calls emit with a MAPPING record for each executable file mapping of
- * pid that *seen (start address -> inode) does not hold yet, and adds it.
+ * pid in maps that *seen (start address -> inode) does not hold yet, and
+ * adds it.
  * The build-ids are read once per file in files.
  */
-void mappings_record_new(struct file_cache *files, pid_t pid, struct u64map *seen,
+void mappings_record_new(struct file_cache *files, const struct proc_maps *maps,
+			 pid_t pid, struct u64map *seen,
 			 void (*emit)(void *ctx, struct record *r), void *ctx);
 
 #endif

@@ -349,8 +349,8 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 }
 
 int
-image_targets_find(struct file_cache *files, pid_t pid, enum probe_sites sites,
-		   struct image_targets *out, const char **why)
+image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+		   enum probe_sites sites, struct image_targets *out, const char **why)
 {
 	/* What *why points to must outlive the call. */
 	static char exe_path[4096], failed_path[4096], exe[64];
@@ -368,9 +368,7 @@ image_targets_find(struct file_cache *files, pid_t pid, enum probe_sites sites,
 		err = -errno;
 	if (err)
 		return err;
-	err = proc_maps_foreach(pid, scan_mapping, &ms);
-	if (err < 0)
-		return err;
+	proc_maps_each(maps, scan_mapping, &ms);
 	*why = ms.why;
 	if (ms.err)
 		return ms.err;

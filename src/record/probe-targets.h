@@ -14,6 +14,7 @@
 #include "probe-sites.h"
 
 struct file_cache;
+struct proc_maps;
 
 /* One allocator function of a file, and where its probe goes. */
 struct probe_call {
@@ -62,16 +63,16 @@ int probe_target_read(int fd, enum probe_sites sites, struct probe_target *t);
 void probe_target_free(struct probe_target *t);
 
 /*
- * Works out what to probe in what pid maps now (read from
- * /proc/PID/maps): every executable file mapping whose ELF symbols define
+ * Works out what to probe in what pid maps now (maps, as proc_maps_read
+ * found them): every executable file mapping whose ELF symbols define
  * allocator functions or that marks regions, the executable (through
  * /proc/PID/exe) included.  A file memsup reaches at no path (a process
  * of another root or mount namespace) is held open, as fd, else fd is -1.
  * Each file is read once; out points into files, which must outlive it.
  * Returns 0 or a negative errno; *why names the file at fault.
  */
-int image_targets_find(struct file_cache *files, pid_t pid, enum probe_sites sites,
-		       struct image_targets *out, const char **why);
+int image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
+		       enum probe_sites sites, struct image_targets *out, const char **why);
 void image_targets_copy(struct image_targets *to, const struct image_targets *from);
 void image_targets_free(struct image_targets *it);
 

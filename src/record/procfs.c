@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "procfs.h"
+#include "error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +181,59 @@ proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 	}
 	free(line);
 	fclose(f);
+	return ret;
+}
+
+static int
+keep_mapping(void *ctx, const struct proc_mapping *m)
+{
+	struct proc_maps *maps = ctx;
+	struct proc_mapping *kept;
+
+	maps->mappings = xgrow(maps->mappings, &maps->cap, maps->n + 1,
+			       sizeof(*maps->mappings));
+	kept = &maps->mappings[maps->n++];
+	*kept = *m;
+	kept->path = xstrdup(m->path);
+	kept->open_path = m->open_path == m->path ? kept->path : xstrdup(m->open_path);
+	return 0;
+}
+
+int
+proc_maps_read(pid_t pid, struct proc_maps *maps)
+{
+	int err;
+
+	memset(maps, 0, sizeof(*maps));
+	err = proc_maps_foreach(pid, keep_mapping, maps);
+	if (err)
+		proc_maps_free(maps);
+	return err;
+}
+
+void
+proc_maps_free(struct proc_maps *maps)
+{
+	size_t i;
+
+	for (i = 0; i < maps->n; i++) {
+		if (maps->mappings[i].open_path != maps->mappings[i].path)
+			free((char *)maps->mappings[i].open_path);
+		free((char *)maps->mappings[i].path);
+	}
+	free(maps->mappings);
+	memset(maps, 0, sizeof(*maps));
+}
+
+int
+proc_maps_each(const struct proc_maps *maps,
+	       int (*fn)(void *ctx, const struct proc_mapping *m), void *ctx)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < maps->n; i++)
+		ret = fn(ctx, &maps->mappings[i]);
 	return ret;
 }
 

@@ -14,7 +14,7 @@ struct proc_mapping {
 	bool exec;
 	dev_t dev;
 	ino_t ino;
-	/* Valid during the callback: */
+	/* Valid during proc_maps_foreach's callback, or kept by proc_maps_read: */
 	const char *path;	/* as the process names it */
 	/*
 	 * Where memsup opens the very file mapped: path, or where path may
@@ -32,6 +32,25 @@ struct proc_mapping {
  */
 int proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 		      void *ctx);
+
+/*
+ * A process's file mappings as one read of /proc/PID/maps found them,
+ * their paths kept: a stop reads them once for all that looks at them.
+ */
+struct proc_maps {
+	struct proc_mapping *mappings;
+	size_t n, cap;
+};
+
+/*
+ * Reads pid's file mappings into maps, in address order.  Returns 0, or
+ * a negative errno with maps empty.  Either way proc_maps_free frees it.
+ */
+int proc_maps_read(pid_t pid, struct proc_maps *maps);
+void proc_maps_free(struct proc_maps *maps);
+/* proc_maps_foreach over what proc_maps_read kept. */
+int proc_maps_each(const struct proc_maps *maps,
+		   int (*fn)(void *ctx, const struct proc_mapping *m), void *ctx);
 
 /*
  * The executable pid runs, as /proc/PID/exe names it, in buf (empty when

@@ -92,29 +92,34 @@ attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
 		mark_untraced(s, tp, pid, "its allocator functions", err);
 }
 
-/*
- * Probes what pid maps now: at an exec stop, the executable; at the
- * dynamic linker's hook, the libraries too.
- */
 static void
 emit_mapping(void *ctx, struct record *r)
 {
 	session_emit_process_record(ctx, r);
 }
 
+/*
+ * Probes what pid maps now, from one read of its maps, which the caller
+ * frees: at an exec stop, the executable; at the dynamic linker's hook,
+ * the libraries too.
+ */
 static void
-probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp)
+probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp,
+		   struct proc_maps *maps)
 {
-	const char *why = "";
-	int err = image_targets_find(&s->files, pid, s->probe_sites, &tp->targets, &why);
+	const char *why = "its mappings";
+	int err = proc_maps_read(pid, maps);
 
+	if (!err)
+		err = image_targets_find(&s->files, maps, pid, s->probe_sites,
+					 &tp->targets, &why);
 	if (err)
 		mark_untraced(s, tp, pid, why, err);
 	else
 		attach_targets(s, pid, tp);
 	/* The mappings serve to symbolize stacks. */
 	if (s->stacks)
-		mappings_record_new(&s->files, pid, &tp->mapped, emit_mapping, s);
+		mappings_record_new(&s->files, maps, pid, &tp->mapped, emit_mapping, s);
 }
 
 /*
@@ -126,18 +131,19 @@ session_probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	const struct probe_target *exe;
 	char unprobed[PATH_MAX + 256];
+	struct proc_maps maps;
 	const char *why;
 	int err;
 
-	probe_mapped_files(s, pid, tp);
+	probe_mapped_files(s, pid, tp, &maps);
 	/*
 	 * A process memsup attached to keeps nothing of memsup's: its
 	 * mappings are watched instead, and its dynamic linker only read.
 	 */
 	if (s->attached) {
-		dl_hook_find(&s->files, pid, &tp->hook, &why);
+		dl_hook_find(&s->files, &maps, pid, &tp->hook, &why);
 	} else {
-		err = dl_hook_arm(&s->files, pid, &tp->hook, &why);
+		err = dl_hook_arm(&s->files, &maps, pid, &tp->hook, &why);
 		if (err && !proc_exiting(pid)) {
 			error_msg("process %d: cannot hook its dynamic linker: %s (%s); "
 				  "the libraries it loads are not traced", pid, why,
@@ -145,6 +151,7 @@ session_probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 			count_untraced(s, tp);
 		}
 	}
+	proc_maps_free(&maps);
 	exe = tp->targets.exe;
 	if (!exe || exe->dynamic || exe->ncalls || tp->hook.addr)
 		return;
@@ -167,9 +174,11 @@ probe_mapped_late(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	bool adding = dl_hook_adding(pid, &tp->hook);
 	size_t i = tp->probes.ntargets;
+	struct proc_maps maps;
 
 	tp->rescan_due = false;
-	probe_mapped_files(s, pid, tp);
+	probe_mapped_files(s, pid, tp, &maps);
+	proc_maps_free(&maps);
 	for (; !adding && i < tp->probes.ntargets; i++) {
 		const struct probe_target *t = tp->probes.per_target[i].target;
 
@@ -341,6 +350,7 @@ on_breakpoint(void *ctx, pid_t pid, pid_t tid)
 	struct session *s = ctx;
 	struct u64map_slot *slot = u64map_find(&s->processes, (uint64_t)pid);
 	struct traced_process *tp;
+	struct proc_maps maps;
 
 	if (!slot)
 		return false;
@@ -348,8 +358,10 @@ on_breakpoint(void *ctx, pid_t pid, pid_t tid)
 	if (!dl_hook_hit(&tp->hook, tid))
 		return false;
 	/* Nothing is mapped yet before a change: the stop after it probes. */
-	if (!dl_hook_changing(pid, &tp->hook))
-		probe_mapped_files(s, pid, tp);
+	if (!dl_hook_changing(pid, &tp->hook)) {
+		probe_mapped_files(s, pid, tp, &maps);
+		proc_maps_free(&maps);
+	}
 	return true;
 }
 
