@@ -141,10 +141,9 @@ record_valid(const struct consumer *c, const void *data, size_t size, struct ms_
  * A record later than the drain's limit is kept back for the next drain:
  * libbpf has consumed it already when the callback stops the drain.
  */
-static int
-on_event(void *ctx, void *data, size_t size)
+int
+consumer_take(struct consumer *c, const void *data, size_t size)
 {
-	struct consumer *c = ctx;
 	struct ms_event e;
 	size_t event_bytes;
 
@@ -160,6 +159,12 @@ on_event(void *ctx, void *data, size_t size)
 	}
 	send_record(c, &e, data, size, event_bytes);
 	return 0;
+}
+
+static int
+on_event(void *ctx, void *data, size_t size)
+{
+	return consumer_take(ctx, data, size);
 }
 
 /* The latch winner's wakeup: the latch itself says what to do. */
@@ -203,20 +208,29 @@ read_rings(struct consumer *c, const struct memsup_bpf *skel)
 					    on_wakeup, c);
 }
 
+void
+consumer_init(struct consumer *c, unsigned int stack_depth, record_sink sink,
+	      void *sink_ctx)
+{
+	memset(c, 0, sizeof(*c));
+	stack_table_init(&c->stacks);
+	c->sink = sink;
+	c->sink_ctx = sink_ctx;
+	session_clock_start(&c->clock);
+	c->held = xmalloc(RECORD_MAX);
+	c->stack_depth = stack_depth;
+	c->limit_ns = UINT64_MAX;
+	c->drain_ns = c->clock.start_ns;
+}
+
 int
 consumer_open(struct consumer *c, const struct consumer_config *cfg,
 	      record_sink sink, void *sink_ctx, const char **why)
 {
 	int err;
 
-	memset(c, 0, sizeof(*c));
-	stack_table_init(&c->stacks);
-	c->sink = sink;
-	c->sink_ctx = sink_ctx;
+	consumer_init(c, cfg->stack_depth, sink, sink_ctx);
 	c->on_mapping = cfg->on_mapping;
-	session_clock_start(&c->clock);
-	c->held = xmalloc(RECORD_MAX);
-	c->stack_depth = cfg->stack_depth;
 	err = bpf_loader_open(&c->bpf, cfg, why);
 	if (!err)
 		err = unwind_driver_open(&c->unwind, &c->bpf, why);

@@ -84,7 +84,22 @@ struct consumer_config {
  */
 int consumer_open(struct consumer *c, const struct consumer_config *cfg,
 		  record_sink sink, void *sink_ctx, const char **why);
+/*
+ * The decoding alone, with no BPF programs, no ring and no unwinder: what
+ * consumer_open() starts from, and what bench/consume feeds records to
+ * through consumer_take().  Its limit is never: every record is taken.
+ */
+void consumer_init(struct consumer *c, unsigned int stack_depth, record_sink sink,
+		   void *sink_ctx);
+/* Accepts a consumer that consumer_open() failed or consumer_init() set up. */
 void consumer_close(struct consumer *c);
+/*
+ * One ring record of size bytes, as a drain hands it over: decoded,
+ * checked, its time restored and sent to the sink, its stack first if new.
+ * Returns 0, -EINVAL for a record that is not valid, or -EAGAIN for one
+ * stamped later than the drain's limit, held back for the next drain.
+ */
+int consumer_take(struct consumer *c, const void *data, size_t size);
 
 /* The fd to poll for records. */
 int consumer_fd(const struct consumer *c);
