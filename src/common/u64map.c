@@ -12,11 +12,14 @@ enum { U64MAP_MIN_CAPACITY = 16 };
  * Fibonacci hashing: the product's top bits, which every bit of the key
  * moves.  Middle bits would leave out the key's high half, where the
  * report's keys keep their ids (id << 32 | generation): all in one slot.
+ * The capacity is a power of two, so its bits are mask's trailing zeros of
+ * mask + 1: one instruction, where a popcount is a call into libgcc
+ * without -mpopcnt, on every lookup.
  */
 static size_t
 slot_of(const struct u64map *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_popcountll(m->mask)));
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(m->mask + 1)));
 }
 
 void
