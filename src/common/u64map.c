@@ -87,18 +87,30 @@ grow(struct u64map *m)
 	free(old);
 }
 
+/*
+ * One walk of the probe run: the key's slot, or the empty slot that ends
+ * the run, where insert_new() would put it too.
+ */
 bool
 u64map_put(struct u64map *m, uint64_t key, uint64_t value)
 {
-	struct u64map_slot *s = u64map_find(m, key);
+	size_t i;
 
-	if (s) {
-		s->value = value;
-		return true;
+	if (m->slots) {
+		for (i = slot_of(m, key); m->slots[i].key; i = (i + 1) & m->mask)
+			if (m->slots[i].key == key) {
+				m->slots[i].value = value;
+				return true;
+			}
+		/* Keep the load factor at or below 3/4. */
+		if ((m->count + 1) * 4 <= (m->mask + 1) * 3) {
+			m->slots[i].key = key;
+			m->slots[i].value = value;
+			m->count++;
+			return false;
+		}
 	}
-	/* Keep the load factor at or below 3/4. */
-	if (!m->slots || (m->count + 1) * 4 > (m->mask + 1) * 3)
-		grow(m);
+	grow(m);
 	insert_new(m, key, value);
 	return false;
 }
