@@ -109,6 +109,12 @@ test_sites(void)
 	       "an address in no mapping stays an address");
 	tap_eq_u64(call_site(&s, 10, 0), 0, "a call without a stack has site 0");
 	tap_eq_u64(call_site(&s, 10, 99), 0, "a call with an unknown stack has site 0");
+	/* A damaged capture may send an id again, with other frames. */
+	n = call_site(&s, 20, 1);
+	stack(&s, 20, 1, in_b, 2);
+	tap_ok(n != site_b && call_site(&s, 20, 1) == site_b,
+	       "a stack id sent again resolves to its new frames (%u, then %u)", n, site_b);
+	stack(&s, 20, 1, in_a, 2);
 
 	/* A fork child sees its parent's mappings; a new one replaces the overlap. */
 	r = (struct record){ .type = REC_FORK, .pid = 10, .tid = 10, .fork.child = 11 };
@@ -178,7 +184,7 @@ test_heap_sites(void)
 int
 main(void)
 {
-	tap_plan(10 + 9 + 13);
+	tap_plan(10 + 10 + 13);
 	test_stack_table();
 	test_sites();
 	test_heap_sites();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "sites.h"
+#include "error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void
@@ -23,6 +25,7 @@ sites_free(struct sites *s)
 	u64map_free(&s->site_of);
 	stack_table_free(&s->stacks);
 	stack_table_free(&s->resolved);
+	free(s->memo);
 }
 
 static uint64_t
@@ -35,11 +38,11 @@ resolve_frame(const struct address_space *as, uint64_t addr)
 	return (uint64_t)m->module << 48 | SITE_FRAME_OFFSET(addr - m->start + m->offset);
 }
 
+/* Stack id's site in the view of generation, from site_of or made. */
 static uint32_t
-site_of_call(struct sites *s, const struct record *r)
+site_of_stack(struct sites *s, const struct address_space *as, uint32_t stack_id)
 {
-	struct address_space *as = address_spaces_get(&s->spaces, r->pid);
-	struct u64map_slot *slot = u64map_find(&s->stack_ids, r->call.stack_id);
+	struct u64map_slot *slot = u64map_find(&s->stack_ids, stack_id);
 	uint64_t key, resolved[MS_STACK_MAX];
 	const uint64_t *frames;
 	uint32_t id, n, i;
@@ -60,6 +63,43 @@ site_of_call(struct sites *s, const struct record *r)
 	return id;
 }
 
+/*
+ * A generation names one view of a space (a fork child shares its
+ * parent's, any change takes a new one), and a stack id's frames change
+ * only with a STACK record, which forgets its memo: so the memo gives
+ * what site_of_stack() would.
+ */
+static uint32_t
+site_of_call(struct sites *s, const struct record *r)
+{
+	struct address_space *as = address_spaces_get(&s->spaces, r->pid);
+	uint32_t stack_id = r->call.stack_id, site;
+	struct site_memo *memo = stack_id < s->memo_cap ? &s->memo[stack_id] : NULL;
+
+	if (memo && memo->generation == as->generation)
+		return memo->site;
+	site = site_of_stack(s, as, stack_id);
+	if (memo && site) {
+		memo->generation = as->generation;
+		memo->site = site;
+	}
+	return site;
+}
+
+/* Room in the memo for a stack id, unless ids are far sparser than stacks. */
+static void
+memo_forget(struct sites *s, uint32_t stack_id)
+{
+	size_t cap = s->memo_cap;
+
+	if (stack_id >= cap && stack_id <= 2 * (size_t)s->stacks.count + 1024) {
+		s->memo = xgrow(s->memo, &s->memo_cap, (size_t)stack_id + 1, sizeof(*s->memo));
+		memset(s->memo + cap, 0, (s->memo_cap - cap) * sizeof(*s->memo));
+	}
+	if (stack_id < s->memo_cap)
+		s->memo[stack_id] = (struct site_memo){ 0 };
+}
+
 void
 sites_apply(struct sites *s, struct record *r)
 {
@@ -78,6 +118,7 @@ sites_apply(struct sites *s, struct record *r)
 	case REC_STACK:
 		id = stack_table_intern(&s->stacks, r->stack.frames, r->stack.nframes, &added);
 		u64map_put(&s->stack_ids, r->stack.id, id);
+		memo_forget(s, r->stack.id);
 		break;
 	case REC_CALL:
 		r->call.site = r->call.stack_id ? site_of_call(s, r) : 0;

@@ -21,6 +21,17 @@ struct sites {
 	struct stack_table stacks;	/* the capture's stacks, as addresses */
 	struct stack_table resolved;	/* sites: frames as (module, offset) */
 	struct u64map site_of;		/* stack id << 32 | space generation -> site */
+	/*
+	 * By the capture's stack id, when ids are dense (the supervisor's
+	 * are): site_of's last answer and the generation it holds for, so
+	 * that a call's site is one array read, not two lookups in tables
+	 * as large as the stacks are many.
+	 */
+	struct site_memo {
+		uint32_t generation;	/* 0: none (generations count from 1) */
+		uint32_t site;
+	} *memo;
+	size_t memo_cap;
 };
 
 /* A resolved frame: the module (index + 1, 0 if none) and the offset. */
