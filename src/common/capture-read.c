@@ -2,9 +2,9 @@
 #include "config.h"
 #include "capture.h"
 #include "capture-layout.h"
+#include "decompress.h"
 #include "error.h"
 #include "frame-names.h"
-#include "gunzip.h"
 #include "le.h"
 #include "record.h"
 
@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 struct capture_reader {
-	struct gunzip *in;
+	struct decompress *in;
 	uint64_t records;
 	uint32_t version;
 	bool header_read;
@@ -55,7 +55,7 @@ fail(struct capture_reader *rd, const char *fmt, ...)
 
 /*
  * The data ends before END: a cut, unlike damage, since every byte up to
- * there inflated as written.  Makes the error that follows a cut.
+ * there decompressed as written.  Makes the error that follows a cut.
  */
 static void
 mark_cut(struct capture_reader *rd)
@@ -69,8 +69,8 @@ mark_cut(struct capture_reader *rd)
 }
 
 /*
- * Reads exactly len bytes: 1, 0 when the data ends first (the gzip stream
- * cut, or a whole stream or a raw file ending), or -EBADMSG when it is
+ * Reads exactly len bytes: 1, 0 when the data ends first (the compressed
+ * stream cut, or a whole stream or a raw file ending), or -EBADMSG when it is
  * damaged.
  */
 static int
@@ -78,11 +78,11 @@ read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
 {
 	const char *why;
 
-	if (gunzip_read(rd->in, buf, len) == len)
+	if (decompress_read(rd->in, buf, len) == len)
 		return 1;
-	switch (gunzip_status(rd->in, &why)) {
-	case GUNZIP_OK:
-	case GUNZIP_CUT:
+	switch (decompress_status(rd->in, &why)) {
+	case DECOMPRESS_OK:
+	case DECOMPRESS_CUT:
 		return 0;
 	default:
 		return fail(rd, "damaged in %s after %llu records (%s)", what,
@@ -90,11 +90,14 @@ read_exact(struct capture_reader *rd, void *buf, size_t len, const char *what)
 	}
 }
 
-/* gzip's own CRC checks a compressed file: END's is for a raw one. */
+/*
+ * A compressed file has its container's checks (gzip's CRC-32, each zstd
+ * frame's checksum): END's is for a raw one.
+ */
 static void
 checksum(struct capture_reader *rd, const unsigned char *p, size_t len)
 {
-	if (gunzip_raw(rd->in))
+	if (decompress_raw(rd->in))
 		rd->crc = (uint32_t)crc32(rd->crc, p, (uInt)len);
 }
 
@@ -122,7 +125,7 @@ capture_open(const char *path)
 		return NULL;
 	rd = xcalloc(1, sizeof(*rd));
 	frame_names_init(&rd->names);
-	rd->in = gunzip_open(fd);
+	rd->in = decompress_open(fd);
 	if (!rd->in) {
 		close(fd);
 		free(rd);
@@ -142,11 +145,11 @@ read_header(struct capture_reader *rd)
 	 * A whole stream too short for a header is no capture, whatever it
 	 * is; one cut short is a capture cut.
 	 */
-	if (gunzip_read(rd->in, head, sizeof(head)) != sizeof(head)) {
-		switch (gunzip_status(rd->in, &why)) {
-		case GUNZIP_CUT:
+	if (decompress_read(rd->in, head, sizeof(head)) != sizeof(head)) {
+		switch (decompress_status(rd->in, &why)) {
+		case DECOMPRESS_CUT:
 			return fail(rd, "truncated in the header");
-		case GUNZIP_OK:
+		case DECOMPRESS_OK:
 			return fail(rd, "not a memsup capture");
 		default:
 			return fail(rd, "damaged in the header");
@@ -323,31 +326,32 @@ damaged:
 }
 
 /*
- * Nothing may follow END, and the gzip stream must end whole there: its
- * trailer holds the CRC that vouches for everything read.  Bytes after
- * the stream, gzip or not, are no part of a capture memsup wrote.
+ * Nothing may follow END, and the compressed stream must end whole there:
+ * the check at its end (gzip's trailer, the last zstd frame's checksum)
+ * is the last to vouch for what was read.  Bytes after the stream, compressed or not, are no
+ * part of a capture memsup wrote.
  */
 static int
 check_stream_end(struct capture_reader *rd)
 {
 	unsigned char extra;
-	size_t n = gunzip_read(rd->in, &extra, 1);
+	size_t n = decompress_read(rd->in, &extra, 1);
 	const char *why;
 
-	switch (gunzip_status(rd->in, &why)) {
-	case GUNZIP_OK:
+	switch (decompress_status(rd->in, &why)) {
+	case DECOMPRESS_OK:
 		if (n)
 			break;
 		rd->ended = true;
 		return 0;
-	case GUNZIP_CUT:
+	case DECOMPRESS_CUT:
 		/* END was read: only the check of what came before is missing. */
 		rd->ended = true;
 		mark_cut(rd);
 		return fail(rd, "truncated after the end record");
-	case GUNZIP_DAMAGED:
+	case DECOMPRESS_DAMAGED:
 		return fail(rd, "damaged after the end record (%s)", why);
-	case GUNZIP_TRAILING:
+	case DECOMPRESS_TRAILING:
 		break;
 	}
 	return fail(rd, "damaged: data after the end record");
@@ -374,7 +378,7 @@ read_end(struct capture_reader *rd, size_t len)
 	rd->end.dropped_stacks = get_le64(p + 56);
 	rd->end.vanished_threads = get_le64(p + 64);
 	checksum(rd, p, CAPTURE_END_CRC);
-	if (len >= CAPTURE_END_LEN && gunzip_raw(rd->in) &&
+	if (len >= CAPTURE_END_LEN && decompress_raw(rd->in) &&
 	    get_le32(p + CAPTURE_END_CRC) != rd->crc)
 		return fail(rd, "damaged: the checksum in the end record does not "
 			    "match the data");
@@ -494,7 +498,7 @@ capture_close(struct capture_reader *rd)
 {
 	if (!rd)
 		return;
-	gunzip_close(rd->in);
+	decompress_close(rd->in);
 	frame_names_free(&rd->names);
 	free(rd);
 }
