@@ -360,7 +360,8 @@ run(const struct stream *st, enum stage stage, const char *dir)
 	heap_init(&s.heap);
 	sites_init(&s.sites);
 	snprintf(path, sizeof(path), "%s/consume.cap", dir);
-	if (stage == SESSION && !(s.capture = capture_create(path, 1, argv))) {
+	if (stage == SESSION &&
+	    !(s.capture = capture_create(path, CAPTURE_LEVEL_DEFAULT, 1, argv))) {
 		perror_msg("cannot create %s", path);
 		exit(1);
 	}

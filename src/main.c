@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* memsup: command line. */
 #include "config.h"
+#include "capture.h"
 #include "capture-policy.h"
 #include "diff.h"
 #include "error.h"
@@ -117,6 +118,11 @@ usage(void)
 	      "                     the names to each report, from the files it\n"
 	      "                     finds (report), and name no top site in the\n"
 	      "                     summary either (none)\n"
+	      "      --compress-level=N\n"
+	      "                     compress the capture at zstd's level N, 1\n"
+	      "                     (the default, the fastest) to 19 (smaller,\n"
+	      "                     slower: the workload waits while memsup\n"
+	      "                     compresses)\n"
 	      "      --allow-partial\n"
 	      "                     a statically linked program without symbols,\n"
 	      "                     or a child made with CLONE_UNTRACED, runs\n"
@@ -450,6 +456,17 @@ take_option(int c, const char *arg, struct run_options *o,
 			return false;
 		o->symbolize = v;
 		break;
+	case 'Z': {
+		uint64_t n;
+
+		if (!human_parse(arg, &n, NULL) || !n || n > CAPTURE_LEVEL_MAX) {
+			error_msg("--compress-level takes a number from 1 to %d, "
+				  "not '%s'", CAPTURE_LEVEL_MAX, arg);
+			return false;
+		}
+		o->compress_level = (int)n;
+		break;
+	}
 	default:
 		return take_bpf_option(c, arg, &o->bpf);
 	}
@@ -486,6 +503,7 @@ parse_options(int argc, char **argv, struct run_options *o,
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
 		{ "symbolize", required_argument, NULL, 'Y' },
+		{ "compress-level", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

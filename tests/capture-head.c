@@ -38,7 +38,7 @@ main(int argc, char **argv)
 	/* META, which holds the command, comes before the first record. */
 	got = capture_next(rd, &r);
 	command = (char *)capture_command(rd);
-	w = capture_create(argv[3], 1, &command);
+	w = capture_create(argv[3], CAPTURE_LEVEL_DEFAULT, 1, &command);
 	if (!w) {
 		fprintf(stderr, "capture-head: %s: %s\n", argv[3], strerror(errno));
 		return 1;

@@ -24,8 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 static char tmpdir[] = "/tmp/memsup-unit-capture.XXXXXX";
+
+/* The writer's frames: 4 MiB of content at the most, but for a record. */
+enum { FRAME_MAX = 4 << 20 };
 
 enum { PATH_LEN = 512 };
 
@@ -107,15 +111,69 @@ write_file(const char *path, const void *buf, size_t len)
 		tap_bail("cannot write %s: %s", path, strerror(errno));
 }
 
-/* The uncompressed content of a gzip file. */
-static unsigned char *
-gunzip_file(const char *path, size_t *len)
+static bool
+is_zstd(const unsigned char *raw, size_t len)
 {
-	gzFile gz = gzopen(path, "rb");
-	size_t size = 1 << 16, used = 0;
+	return len >= 4 && !memcmp(raw, "\x28\xb5\x2f\xfd", 4);
+}
+
+/*
+ * What libzstd decodes of the len bytes at raw, frame after frame, up to
+ * a cut or an error, into *out_len; *whole says whether it all decoded.
+ */
+static unsigned char *
+unzstd(const unsigned char *raw, size_t len, size_t *out_len, bool *whole)
+{
+	ZSTD_DCtx *zd = ZSTD_createDCtx();
+	size_t size = 1 << 16, ret = 0;
 	unsigned char *buf = malloc(size);
+	ZSTD_inBuffer in = { raw, len, 0 };
+	ZSTD_outBuffer out;
+
+	if (!zd || !buf)
+		tap_bail("out of memory");
+	*out_len = 0;
+	*whole = true;
+	for (;;) {
+		if (*out_len == size && !(buf = realloc(buf, size *= 2)))
+			tap_bail("out of memory");
+		out = (ZSTD_outBuffer){ buf, size, *out_len };
+		ret = ZSTD_decompressStream(zd, &out, &in);
+		*out_len = out.pos;
+		if (ZSTD_isError(ret)) {
+			*whole = false;
+			break;
+		}
+		/* Stuck: no input left, no room wanted. */
+		if (in.pos == in.size && out.pos < out.size)
+			break;
+	}
+	if (ret)
+		*whole = false;
+	ZSTD_freeDCtx(zd);
+	return buf;
+}
+
+/* The uncompressed content of a capture file: zstd, gzip or neither. */
+static unsigned char *
+content_of(const char *path, size_t *len)
+{
+	gzFile gz;
+	size_t size = 1 << 16, used = 0, raw_len;
+	unsigned char *buf, *raw = read_file(path, &raw_len);
+	bool whole;
 	int n;
 
+	if (is_zstd(raw, raw_len)) {
+		buf = unzstd(raw, raw_len, len, &whole);
+		if (!whole)
+			tap_bail("cannot decompress %s", path);
+		free(raw);
+		return buf;
+	}
+	free(raw);
+	gz = gzopen(path, "rb");
+	buf = malloc(size);
 	if (!gz || !buf)
 		tap_bail("cannot open %s", path);
 	while ((n = gzread(gz, buf + used, (unsigned int)(size - used))) > 0) {
@@ -139,6 +197,62 @@ gzip_file(const char *path, const void *buf, size_t len)
 	if (!gz || (len && gzwrite(gz, buf, (unsigned int)len) != (int)len) ||
 	    gzclose(gz) != Z_OK)
 		tap_bail("cannot compress into %s", path);
+}
+
+/*
+ * A valid zstd stream of len bytes of buf, at the writer's level and with
+ * its checksums, in frames of frame bytes (0: one frame); the first
+ * frame, with first > 0, of first bytes.
+ */
+static void
+zstd_file(const char *path, const void *buf, size_t len, size_t first, size_t frame)
+{
+	size_t bound = ZSTD_compressBound(len) + 64 * (len / (frame ? frame : len + 1) + 2);
+	unsigned char *out = malloc(bound);
+	ZSTD_CCtx *zc = ZSTD_createCCtx();
+	size_t at = 0, used = 0, n, ret;
+
+	if (!out || !zc ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel,
+						CAPTURE_LEVEL_DEFAULT)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_checksumFlag, 1)))
+		tap_bail("cannot set up zstd");
+	do {
+		n = first ? first : frame ? frame : len;
+		first = 0;
+		if (n > len - at)
+			n = len - at;
+		ret = ZSTD_compress2(zc, out + used, bound - used,
+				     (const unsigned char *)buf + at, n);
+		if (ZSTD_isError(ret))
+			tap_bail("cannot compress into %s: %s", path, ZSTD_getErrorName(ret));
+		used += ret;
+		at += n;
+	} while (at < len);
+	write_file(path, out, used);
+	ZSTD_freeCCtx(zc);
+	free(out);
+}
+
+/* The frames of a zstd file, or 0 if they do not fill it whole. */
+static unsigned int
+zstd_frames(const char *path)
+{
+	size_t len, at = 0, n;
+	unsigned char *raw = read_file(path, &len);
+	unsigned int frames = 0;
+
+	while (at < len) {
+		n = ZSTD_findFrameCompressedSize(raw + at, len - at);
+		if (ZSTD_isError(n)) {
+			frames = 0;
+			break;
+		}
+		at += n;
+		frames++;
+	}
+	free(raw);
+	return frames;
 }
 
 struct outcome {
@@ -350,7 +464,7 @@ write_records(const char *path, int argc, char *const argv[],
 	size_t i;
 	int err = 0;
 
-	w = capture_create(path, argc, argv);
+	w = capture_create(path, CAPTURE_LEVEL_DEFAULT, argc, argv);
 	if (!w)
 		return -errno;
 	for (i = 0; i < n; i++)
@@ -394,7 +508,7 @@ test_round_trip(void)
 	size_t i, len;
 	int rc = 0;
 
-	w = capture_create(path, 4, sample_argv);
+	w = capture_create(path, CAPTURE_LEVEL_DEFAULT, 4, sample_argv);
 	if (!w)
 		tap_bail("capture_create: %s", strerror(errno));
 	for (i = 0; i < NSAMPLE; i++)
@@ -418,7 +532,7 @@ test_round_trip(void)
 		tap_bail("stat %s: %s", path, strerror(errno));
 	tap_eq_u64(st.st_mode & 07777, 0600, "the capture has mode 0600");
 	raw = read_file(path, &len);
-	tap_ok(len > 2 && raw[0] == 0x1f && raw[1] == 0x8b, "the capture is gzip");
+	tap_ok(is_zstd(raw, len), "the capture is zstd");
 	free(raw);
 
 	rd = capture_open(path);
@@ -473,7 +587,8 @@ test_writer_edges(void)
 	struct record r;
 	int rc;
 
-	w = capture_create(tmp_path(path, "aborted.memsup"), 4, sample_argv);
+	w = capture_create(tmp_path(path, "aborted.memsup"), CAPTURE_LEVEL_DEFAULT, 4,
+			   sample_argv);
 	if (!w)
 		tap_bail("capture_create: %s", strerror(errno));
 	capture_write(w, &sample[0]);
@@ -482,14 +597,15 @@ test_writer_edges(void)
 	tap_str_eq(dir_listing(), "", "capture_abort removes the temporary file");
 
 	errno = 0;
-	w = capture_create(tmp_path(path, "no-such-dir/x.memsup"), 4, sample_argv);
+	w = capture_create(tmp_path(path, "no-such-dir/x.memsup"), CAPTURE_LEVEL_DEFAULT, 4,
+			   sample_argv);
 	tap_ok(!w && errno == ENOENT,
 	       "capture_create in a missing directory fails with ENOENT (%s)",
 	       strerror(errno));
 	capture_abort(w);
 
 	/* No argv, no records. */
-	w = capture_create(tmp_path(path, "empty.memsup"), 0, NULL);
+	w = capture_create(tmp_path(path, "empty.memsup"), CAPTURE_LEVEL_DEFAULT, 0, NULL);
 	if (!w)
 		tap_bail("capture_create: %s", strerror(errno));
 	tap_eq_i64(capture_finish(w, &end, NULL), 0, "a capture without records");
@@ -521,7 +637,8 @@ test_sync(void)
 	off_t synced;
 	size_t i;
 
-	w = capture_create(tmp_path(path, "synced.memsup"), 4, sample_argv);
+	w = capture_create(tmp_path(path, "synced.memsup"), CAPTURE_LEVEL_DEFAULT, 4,
+			   sample_argv);
 	if (!w)
 		tap_bail("capture_create: %s", strerror(errno));
 	for (i = 0; i < NSAMPLE; i++)
@@ -593,15 +710,28 @@ test_not_captures(void)
 	       "gzip of 5 bytes is not a memsup capture (%s)", o.error);
 }
 
-/* How many bytes of content zlib recovers from a gzip file, maybe cut. */
+/*
+ * How many bytes of content zlib or libzstd recovers from a gzip or zstd
+ * file, maybe cut.
+ */
 static size_t
 recoverable(const char *path)
 {
 	static unsigned char buf[1 << 16];
-	gzFile gz = gzopen(path, "rb");
-	size_t total = 0;
+	size_t total = 0, len;
+	unsigned char *raw = read_file(path, &len), *content;
+	gzFile gz;
+	bool whole;
 	int n;
 
+	if (is_zstd(raw, len)) {
+		content = unzstd(raw, len, &total, &whole);
+		free(content);
+		free(raw);
+		return total;
+	}
+	free(raw);
+	gz = gzopen(path, "rb");
 	if (!gz)
 		tap_bail("cannot open %s", path);
 	while ((n = gzread(gz, buf, sizeof(buf))) > 0)
@@ -676,8 +806,9 @@ cut_at(const unsigned char *raw, size_t n, size_t len,
 }
 
 /*
- * Cuts the gzip file at path to 2 bytes (its magic) and every step bytes
- * after, and to each of its last 12 lengths.
+ * Cuts the gzip or zstd file at path to each length shorter than its
+ * magic (2 or 4 bytes), which is no capture, to its magic and every step
+ * bytes after, and to each of its last 12 lengths.
  */
 static void
 check_raw_truncations(const char *path, const char *what, size_t step)
@@ -686,11 +817,20 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	const char *cut = tmp_path(buf, "cut.memsup");
 	size_t len, content_len, n;
 	unsigned char *raw = read_file(path, &len);
-	unsigned char *content = gunzip_file(path, &content_len);
+	unsigned char *content = content_of(path, &content_len);
+	size_t magic = is_zstd(raw, len) ? 4 : 2, odd = 0;
 	struct cut_results res;
+	struct outcome o;
 
+	for (n = 0; n < magic; n++) {
+		write_file(cut, raw, n);
+		read_capture(cut, &o);
+		if ((o.rc != -EBADMSG || o.cut || o.records) && odd++ < 4)
+			tap_diag("cut to %zu bytes: %u records, %s", n, o.records, o.error);
+	}
+	tap_ok(!odd, "%s: a cut inside the magic is no capture, and no cut", what);
 	memset(&res, 0, sizeof(res));
-	for (n = 2; n < len - 12; n += step)
+	for (n = magic; n < len - 12; n += step)
 		cut_at(raw, n, len, content, content_len, cut, &res);
 	for (n = len - 12; n < len; n++)
 		cut_at(raw, n, len, content, content_len, cut, &res);
@@ -717,8 +857,8 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	       "%s: a cut inside the header is no cut to salvage", what);
 	tap_ok(res.tried[CUT_TRAILER] && !res.clean[CUT_TRAILER] &&
 	       !res.misnamed[CUT_TRAILER] && !res.unsalvaged[CUT_TRAILER],
-	       "%s: a cut losing only the end of the gzip stream is truncated, "
-	       "with every record", what);
+	       "%s: a cut losing only the end of the stream (gzip trailer, zstd "
+	       "checksum) is truncated, with every record", what);
 	unlink(cut);
 	free(content);
 	free(raw);
@@ -739,14 +879,28 @@ records_end(const unsigned char *content, size_t len, unsigned int n)
 	return at;
 }
 
-/* Whether the gzip file at path starts with the len bytes of content. */
+/*
+ * Whether the gzip or zstd file at path starts with the len bytes of
+ * content.
+ */
 static bool
 starts_with(const char *path, const unsigned char *content, size_t len)
 {
-	unsigned char *buf = malloc(len + 1);
-	gzFile gz = gzopen(path, "rb");
+	size_t raw_len, got;
+	unsigned char *raw = read_file(path, &raw_len), *buf;
+	gzFile gz;
 	bool same;
 
+	if (is_zstd(raw, raw_len)) {
+		buf = unzstd(raw, raw_len, &got, &same);
+		same = got >= len && !memcmp(buf, content, len);
+		free(buf);
+		free(raw);
+		return same;
+	}
+	free(raw);
+	buf = malloc(len + 1);
+	gz = gzopen(path, "rb");
 	if (!gz || !buf)
 		tap_bail("cannot open %s", path);
 	same = gzread(gz, buf, (unsigned int)len) == (int)len && !memcmp(buf, content, len);
@@ -762,17 +916,18 @@ starts_with(const char *path, const unsigned char *content, size_t len)
  * changes the content, but for one that leads inflate past the end of
  * the file: that reads as a cut, whose records must then be the first
  * ones of the capture.  A flip that changes nothing (the length of a code
- * never used) reads whole.
+ * never used) reads whole.  With zstd, framed as the writer frames it,
+ * from the first byte: each frame's checksum refuses what the CRC-32 does.
  */
 static void
-check_flips(const char *path, const char *what, size_t step)
+check_flips(const char *path, const char *what, size_t step, bool zstd)
 {
 	char buf[PATH_LEN], buf2[PATH_LEN];
 	const char *bad = tmp_path(buf, "flipped.memsup");
 	const char *fixed = tmp_path(buf2, "fixed.memsup");
 	size_t len, content_len, at, flipped_len;
 	size_t tried = 0, refused = 0, cut = 0, wrong = 0;
-	unsigned char *content = gunzip_file(path, &content_len), *flipped, *raw;
+	unsigned char *content = content_of(path, &content_len), *flipped, *raw;
 	struct outcome o;
 	gzFile gz;
 
@@ -785,14 +940,20 @@ check_flips(const char *path, const char *what, size_t step)
 		tap_bail("%s does not start with META", path);
 	memset(content + CAPTURE_HEADER_LEN + CAPTURE_RECORD_HEAD, 0, 8);
 	put_le32(content + content_len - 4, (uint32_t)crc32(0, content, (uInt)content_len - 4));
-	gz = gzopen(fixed, "wb1");
-	if (!gz || gzwrite(gz, content, (unsigned int)content_len) != (int)content_len ||
-	    gzclose(gz) != Z_OK)
-		tap_bail("cannot compress into %s", fixed);
+	if (zstd) {
+		zstd_file(fixed, content, content_len, CAPTURE_HEADER_LEN +
+			  CAPTURE_RECORD_HEAD + get_le16(content + CAPTURE_HEADER_LEN + 2),
+			  4 << 20);
+	} else {
+		gz = gzopen(fixed, "wb1");
+		if (!gz || gzwrite(gz, content, (unsigned int)content_len) != (int)content_len ||
+		    gzclose(gz) != Z_OK)
+			tap_bail("cannot compress into %s", fixed);
+	}
 	raw = read_file(fixed, &len);
 	unlink(fixed);
 
-	for (at = 10; at < len; at += at + step < len - 8 ? step : 1) {
+	for (at = zstd ? 0 : 10; at < len; at += at + step < len - 8 ? step : 1) {
 		bool right;
 
 		raw[at] ^= 0x01;
@@ -809,7 +970,7 @@ check_flips(const char *path, const char *what, size_t step)
 			right = starts_with(bad, content, records_end(content, content_len,
 								      o.records));
 		} else {
-			flipped = gunzip_file(bad, &flipped_len);
+			flipped = content_of(bad, &flipped_len);
 			right = o.rc == 0 && flipped_len == content_len &&
 				!memcmp(flipped, content, content_len);
 			free(flipped);
@@ -840,7 +1001,7 @@ check_raw_flips(const char *path, const char *what, size_t step)
 	char buf[PATH_LEN];
 	const char *bad = tmp_path(buf, "flipped-raw.memsup");
 	size_t len, at, tried = 0, refused = 0, cut = 0, whole = 0;
-	unsigned char *content = gunzip_file(path, &len);
+	unsigned char *content = content_of(path, &len);
 	struct outcome o;
 
 	for (at = 0; at < len; at += at + step < len - CAPTURE_END_LEN ? step : 1) {
@@ -861,12 +1022,16 @@ check_raw_flips(const char *path, const char *what, size_t step)
 	free(content);
 }
 
-/* A capture of many records: its gzip stream spans deflate blocks. */
+/*
+ * A capture of many records: its zstd stream spans blocks, and frames of
+ * 4 MiB.
+ */
 static void
 write_big(const char *path, unsigned int n)
 {
 	struct capture_end end = { 0 };
-	struct capture_writer *w = capture_create(path, 4, sample_argv);
+	struct capture_writer *w = capture_create(path, CAPTURE_LEVEL_DEFAULT, 4,
+						  sample_argv);
 	uint64_t x = 88172645463325252ULL;
 	unsigned int i;
 
@@ -886,35 +1051,126 @@ write_big(const char *path, unsigned int n)
 		tap_bail("capture_finish failed");
 }
 
+/* The sample with a capture_sync after every n records: a frame each. */
+static void
+write_synced_sample(const char *path, unsigned int n, struct capture_end *end)
+{
+	struct capture_writer *w = capture_create(path, CAPTURE_LEVEL_DEFAULT, 4,
+						  sample_argv);
+	unsigned int i;
+
+	if (!w)
+		tap_bail("capture_create: %s", strerror(errno));
+	for (i = 0; i < NSAMPLE; i++) {
+		capture_write(w, &sample[i]);
+		if ((i + 1) % n == 0)
+			capture_sync(w);
+	}
+	if (capture_finish(w, end, NULL))
+		tap_bail("capture_finish failed");
+}
+
+/* Where the nth frame (from 0) of a zstd file starts, and its length. */
+static size_t
+zstd_frame_at(const unsigned char *raw, size_t len, unsigned int nth, size_t *frame_len)
+{
+	size_t at = 0;
+
+	for (;;) {
+		*frame_len = ZSTD_findFrameCompressedSize(raw + at, len - at);
+		if (ZSTD_isError(*frame_len))
+			tap_bail("no frame %u", nth);
+		if (!nth--)
+			return at;
+		at += *frame_len;
+	}
+}
+
+/* The last bytes of path cut off. */
+static void
+cut_file(const char *path, const char *out, size_t off)
+{
+	size_t len;
+	unsigned char *raw = read_file(path, &len);
+
+	write_file(out, raw, len - off);
+	free(raw);
+}
+
 static void
 test_raw_truncation(void)
 {
-	char buf1[PATH_LEN], buf2[PATH_LEN];
+	char buf1[PATH_LEN], buf2[PATH_LEN], buf3[PATH_LEN];
 	const char *path = tmp_path(buf1, "whole.memsup");
 	const char *big = tmp_path(buf2, "big.memsup");
+	const char *gz = tmp_path(buf3, "whole-gzip.memsup");
 	struct capture_end end = { 0 };
-	unsigned char *raw;
+	unsigned char *raw, *content;
+	unsigned int frames;
+	size_t len, content_len, at, frame_len, i;
 	struct outcome o;
-	size_t len;
 
 	if (write_sample(path, &end))
 		tap_bail("cannot write the sample capture");
 	read_capture(path, &o);
 	tap_ok(o.rc == 0 && o.records == NSAMPLE, "the whole file reads cleanly");
+	tap_eq_u64(zstd_frames(path), 2,
+		   "the sample capture: a zstd frame for the header and META, "
+		   "one for the records");
 
 	check_raw_truncations(path, "sample capture", 1);
-
-	check_flips(path, "sample capture", 1);
+	check_flips(path, "sample capture", 1, true);
 	check_raw_flips(path, "sample capture", 1);
+	content = content_of(path, &content_len);
+	gzip_file(gz, content, content_len);
+	free(content);
+	check_raw_truncations(gz, "sample capture in gzip", 1);
+	check_flips(gz, "sample capture in gzip", 1, false);
 
-	/* END read, only the gzip trailer missing: its counters hold. */
+	/*
+	 * Synced every 5 records: a frame each, and END in one of its own.
+	 * A cut at any byte gives the records of every frame before it.
+	 */
+	write_synced_sample(path, 5, &end);
+	tap_eq_u64(zstd_frames(path), 2 + NSAMPLE / 5,
+		   "synced every 5 records: a zstd frame for each sync");
+	check_raw_truncations(path, "sample capture in frames of 5 records", 1);
+
+	/* A flipped byte inside the frame of records 6 to 10, and its checksum. */
+	raw = read_file(path, &len);
+	at = zstd_frame_at(raw, len, 2, &frame_len);
+	for (i = 0; i < 2; i++) {
+		size_t flip = i ? at + frame_len - 1 : at + frame_len / 2;
+
+		raw[flip] ^= 0x01;
+		write_file(gz, raw, len);
+		raw[flip] ^= 0x01;
+		read_capture(gz, &o);
+		tap_ok(o.rc == -EBADMSG && !o.cut && !strncmp(o.error, "damaged", 7) &&
+		       o.records <= 10,
+		       "a bit flipped in a zstd frame's %s: damaged (%u records: %s)",
+		       i ? "checksum" : "blocks", o.records, o.error);
+	}
+	free(raw);
+
+	/* END read, only the last frame's checksum missing: its counters hold. */
 	end.lost_records = 3;
 	if (write_sample(path, &end))
 		tap_bail("cannot write the sample capture");
-	raw = read_file(path, &len);
-	write_file(path, raw, len - 4);
-	free(raw);
-	read_capture(path, &o);
+	content = content_of(path, &content_len);
+	gzip_file(gz, content, content_len);
+	free(content);
+	for (i = 1; i <= 4; i += 3) {
+		cut_file(path, big, i);
+		read_capture(big, &o);
+		tap_ok(o.cut && o.records == NSAMPLE && o.totals && !o.end.cut &&
+		       o.end.lost_records == 3 &&
+		       !strcmp(o.error, "truncated after the end record"),
+		       "the last %zu bytes of the zstd checksum cut: a cut, with END's "
+		       "counters (%s)", i, o.error);
+	}
+	cut_file(gz, big, 4);
+	read_capture(big, &o);
 	tap_ok(o.cut && o.records == NSAMPLE && o.totals && !o.end.cut &&
 	       o.end.lost_records == 3 && !strcmp(o.error, "truncated after the end record"),
 	       "a cut in the gzip trailer: a cut, with END's counters (%s)", o.error);
@@ -923,9 +1179,20 @@ test_raw_truncation(void)
 	read_capture(big, &o);
 	tap_ok(o.rc == 0 && o.records == 30000,
 	       "a capture of 30000 records reads cleanly");
+	content = content_of(big, &content_len);
+	frames = zstd_frames(big);
+	if (!tap_ok(frames >= 1 + 1 + content_len / (FRAME_MAX + CAPTURE_MAX_PAYLOAD + 4) &&
+		    frames <= 1 + 1 + content_len / FRAME_MAX,
+		    "30000 records: a frame ends every 4 MiB of content"))
+		tap_diag("%u frames for %zu bytes", frames, content_len);
 	check_raw_truncations(big, "30000 records", 997);
-	check_flips(big, "30000 records", 997);
+	check_flips(big, "30000 records", 997, true);
 	check_raw_flips(big, "30000 records", 997);
+	gzip_file(gz, content, content_len);
+	free(content);
+	check_raw_truncations(gz, "30000 records in gzip", 997);
+	check_flips(gz, "30000 records in gzip", 997, false);
+	unlink(gz);
 	unlink(big);
 	unlink(path);
 }
@@ -946,7 +1213,7 @@ sample_content(size_t *len)
 
 	if (write_sample(path, &end))
 		tap_bail("cannot write the sample capture");
-	buf = gunzip_file(path, len);
+	buf = content_of(path, len);
 	unlink(path);
 	return buf;
 }
@@ -1184,8 +1451,9 @@ concat_files(const char *out, const char *first, const char *second)
 
 /*
  * Whatever follows the END record makes the file damaged: more content,
- * another gzip member, or bytes that are not gzip at all (which zlib's
- * gzread ignores).  A capture in two gzip members is still whole.
+ * another gzip member or zstd frame, or bytes that are neither (which
+ * zlib's gzread ignores).  A capture in two gzip members, or in zstd
+ * frames, is still whole.
  */
 static void
 test_bytes_after_end(void)
@@ -1194,6 +1462,7 @@ test_bytes_after_end(void)
 	const char *whole = tmp_path(buf1, "whole.memsup");
 	const char *member = tmp_path(buf2, "member.memsup");
 	const char *path = tmp_path(buf3, "after.memsup");
+	struct capture_end end = { .lost_records = 1 };
 	static const struct {
 		const char *what, *bytes;
 		size_t len;
@@ -1249,6 +1518,53 @@ test_bytes_after_end(void)
 		 "%d records (bytes after the gzip stream)", NSAMPLE);
 	tap_str_eq(o.error, want, "junk after a gzip member before END: damaged");
 	tap_ok(!o.cut, "junk after a gzip member before END: no cut to salvage");
+
+	/* The same for zstd: the writer's capture, then something more. */
+	if (write_sample(whole, &end))
+		tap_bail("cannot write the sample capture");
+	for (i = 0; i < 2; i++) {
+		append_to(path, whole, junk[i].bytes, junk[i].len);
+		read_capture(path, &o);
+		tap_ok(o.rc == -EBADMSG && o.records == NSAMPLE &&
+		       !strcmp(o.error, "damaged: data after the end record"),
+		       "zstd capture, then %s: damaged (%s)", junk[i].what, o.error);
+	}
+	zstd_file(member, "junk", 4, 0, 0);
+	concat_files(path, whole, member);
+	read_capture(path, &o);
+	tap_str_eq(o.error, "damaged: data after the end record",
+		   "zstd capture, then a zstd frame of junk: damaged");
+	/*
+	 * A frame cut in its magic or just after: a cut, as any cut between
+	 * the frames a writer ends as it goes (unlike gzip's one byte).
+	 */
+	for (i = 1; i <= 4; i++) {
+		append_to(path, whole, "\x28\xb5\x2f\xfd", i);
+		read_capture(path, &o);
+		tap_ok(o.cut && !strcmp(o.error, "truncated after the end record"),
+		       "zstd capture, then %zu bytes of a zstd frame's magic: truncated (%s)",
+		       i, o.error);
+	}
+	/* A skippable frame: zstd -d skips it, but memsup writes none. */
+	append_to(path, whole, "\x50\x2a\x4d\x18\x00\x00\x00\x00", 8);
+	read_capture(path, &o);
+	tap_str_eq(o.error, "damaged: data after the end record",
+		   "zstd capture, then a skippable frame: damaged");
+
+	/* The records in frames, then junk where END should be. */
+	zstd_file(whole, content, end_at, 0, 100);
+	append_to(path, whole, "junk", 4);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want), "damaged in a record header after "
+		 "%d records (bytes after the zstd stream)", NSAMPLE);
+	tap_str_eq(o.error, want, "junk after a zstd frame before END: damaged");
+	tap_ok(!o.cut, "junk after a zstd frame before END: no cut to salvage");
+
+	/* Records in frames of 100 bytes, END cut across two: whole. */
+	zstd_file(path, content, len, 0, 100);
+	read_capture(path, &o);
+	tap_ok(o.rc == 0 && o.records == NSAMPLE,
+	       "a capture in zstd frames of 100 bytes reads cleanly (%s)", o.error);
 
 	unlink(whole);
 	unlink(member);
@@ -1537,8 +1853,8 @@ test_golden(void)
 
 	if (write_golden(tmp_path(path, "golden.cap")))
 		tap_bail("cannot write the golden capture");
-	got = gunzip_file(path, &got_len);
-	want = gunzip_file(golden_path, &want_len);
+	got = content_of(path, &got_len);
+	want = content_of(golden_path, &want_len);
 	if (!tap_ok(golden_same(got, got_len, want, want_len, why, sizeof(why)),
 		    "the writer writes v%d.cap byte for byte, "
 		    "but for the wall clock", CAPTURE_VERSION))
@@ -1658,7 +1974,7 @@ test_names(void)
 	frame_names_add(&fn, f, 0x42, 7, fu, 1);
 	if (write_records(path, 4, sample_argv, sample, NSAMPLE, &fn, &end))
 		tap_bail("cannot write %s", path);
-	content = gunzip_file(path, &len);
+	content = content_of(path, &len);
 	tap_ok(find_record(content, len, CAPTURE_REC_STRINGS, 2) &&
 	       find_record(content, len, CAPTURE_REC_NAMES, 3),
 	       "the names take several STRINGS and NAMES records");
@@ -1750,7 +2066,7 @@ main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	tap_plan(130);
+	tap_plan(176);
 	test_round_trip();
 	test_writer_edges();
 	test_sync();

@@ -5,10 +5,10 @@
 
 #define CAPTURE_MAGIC "MEMSUPc\n"
 /*
- * Reads 1 (no stacks), 2 (no regions), 3 (no call flags) and 4 (no
- * frame names).
+ * Reads 1 (no stacks), 2 (no regions), 3 (no call flags), 4 (no frame
+ * names) and 5 (gzip, not zstd).
  */
-#define CAPTURE_VERSION 5
+#define CAPTURE_VERSION 6
 
 /* Record types of the file only; REC_* (record.h) are written as they are. */
 enum {

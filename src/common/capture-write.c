@@ -16,16 +16,26 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+
+/*
+ * A frame ends after this much input at the most, so that a cut capture
+ * loses no more than the frame it cuts (see capture_sync).
+ */
+enum { FRAME_INPUT_MAX = 4 << 20, OUT_SIZE = 128 * 1024 };
 
 struct capture_writer {
-	gzFile gz;
-	int fd;			/* gz's */
+	ZSTD_CCtx *zc;
+	int fd;
+	size_t frame_input;	/* bytes given to the frame not ended yet */
+	size_t out_used;	/* of out, compressed, not written yet */
 	char *path;
 	char *tmp_path;		/* NULL: path itself is written */
 	uint64_t records;
-	uint64_t records_synced;	/* by capture_sync */
+	uint64_t records_synced;	/* in frames ended */
 	uint32_t crc;		/* of every byte written */
 	int error;		/* first negative errno */
+	unsigned char out[OUT_SIZE];
 };
 
 /* memsup writes one capture at a time: the one an exit() must not leave. */
@@ -42,8 +52,8 @@ free_writer(struct capture_writer *w)
 }
 
 /*
- * A capture that cannot be finished takes its name when a sync put
- * records in it, a capture cut short that reports read; it is removed
+ * A capture that cannot be finished takes its name when a frame ended
+ * put records in it, a capture cut short that reports read; it is removed
  * otherwise.  Returns whether it was kept.
  */
 static bool
@@ -63,14 +73,52 @@ keep_cut_at_exit(void)
 			"a capture cut short\n", unfinished->path);
 }
 
-/* Keeps zlib's error as the writer's: errno when the system said it. */
+/* Writes out what the compressor gave. */
 static void
-note_gz_error(struct capture_writer *w)
+write_out(struct capture_writer *w)
 {
-	int zerr;
+	size_t done = 0;
+	ssize_t n;
 
-	gzerror(w->gz, &zerr);
-	w->error = zerr == Z_ERRNO && errno ? -errno : -EIO;
+	while (!w->error && done < w->out_used) {
+		n = write(w->fd, w->out + done, w->out_used - done);
+		if (n > 0)
+			done += (size_t)n;
+		else if (!n || errno != EINTR)
+			w->error = n ? -errno : -EIO;
+	}
+	w->out_used = 0;
+}
+
+/*
+ * Compresses len bytes of buf, ZSTD_e_continue, or with ZSTD_e_end ends
+ * the frame and writes it all out.
+ */
+static void
+compress_bytes(struct capture_writer *w, const void *buf, size_t len,
+	       ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { buf, len, 0 };
+	ZSTD_outBuffer out;
+	size_t left;
+
+	do {
+		out = (ZSTD_outBuffer){ w->out, sizeof(w->out), w->out_used };
+		left = ZSTD_compressStream2(w->zc, &out, &in, mode);
+		w->out_used = out.pos;
+		if (ZSTD_isError(left)) {
+			/* It fails only to allocate. */
+			w->error = -ENOMEM;
+			return;
+		}
+		if (w->out_used == sizeof(w->out))
+			write_out(w);
+	} while (!w->error && (mode == ZSTD_e_end ? left : in.pos < in.size));
+	w->frame_input += len;
+	if (mode == ZSTD_e_end) {
+		write_out(w);
+		w->frame_input = 0;
+	}
 }
 
 static void
@@ -78,9 +126,19 @@ write_bytes(struct capture_writer *w, const void *buf, size_t len)
 {
 	if (w->error || !len)
 		return;
-	if (gzwrite(w->gz, buf, (unsigned)len) != (int)len)
-		note_gz_error(w);
+	compress_bytes(w, buf, len, ZSTD_e_continue);
 	w->crc = (uint32_t)crc32(w->crc, buf, (uInt)len);
+}
+
+/* Ends the frame, whose records a reader can then check and read. */
+static void
+end_frame(struct capture_writer *w)
+{
+	if (w->error || !w->frame_input)
+		return;
+	compress_bytes(w, NULL, 0, ZSTD_e_end);
+	if (!w->error)
+		w->records_synced = w->records;
 }
 
 static void
@@ -99,6 +157,9 @@ write_record(struct capture_writer *w, uint16_t type,
 	put_record_head(head, type, len);
 	write_bytes(w, head, sizeof(head));
 	write_bytes(w, payload, len);
+	/* Between records, so that a frame holds only whole ones. */
+	if (w->frame_input >= FRAME_INPUT_MAX)
+		end_frame(w);
 }
 
 static void
@@ -160,7 +221,7 @@ open_direct(const char *path)
 }
 
 struct capture_writer *
-capture_create(const char *path, int argc, char *const argv[])
+capture_create(const char *path, int level, int argc, char *const argv[])
 {
 	struct capture_writer *w = xcalloc(1, sizeof(*w));
 	int fd;
@@ -176,14 +237,17 @@ capture_create(const char *path, int argc, char *const argv[])
 		if (fd < 0)
 			goto fail;
 	}
-	/* Level 1: the supervisor compresses while the workload waits. */
 	w->fd = fd;
-	w->gz = gzdopen(fd, "wb1");
-	if (!w->gz) {
+	w->zc = ZSTD_createCCtx();
+	/* The frame checksum, so that a flipped byte is caught. */
+	if (!w->zc ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1))) {
+		ZSTD_freeCCtx(w->zc);
 		close(fd);
 		if (w->tmp_path)
 			unlink(w->tmp_path);
-		errno = ENOMEM;
+		errno = w->zc ? EINVAL : ENOMEM;
 		goto fail;
 	}
 	write_bytes(w, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
@@ -194,6 +258,11 @@ capture_create(const char *path, int argc, char *const argv[])
 		write_bytes(w, version, sizeof(version));
 	}
 	write_meta(w, argc, argv);
+	/*
+	 * The header and META in a frame of their own: a capture cut
+	 * anywhere after it still says what it is and what it ran.
+	 */
+	end_frame(w);
 	if (w->tmp_path) {
 		static bool registered;
 
@@ -293,8 +362,9 @@ capture_write(struct capture_writer *w, const struct record *r)
 		len = put_text(buf, CAPTURE_REGION_MIN, r->region.name);
 		break;
 	}
-	write_record(w, (uint16_t)r->type, buf, len);
+	/* Counted first: a frame it ends holds it. */
 	w->records++;
+	write_record(w, (uint16_t)r->type, buf, len);
 	return w->error;
 }
 
@@ -385,10 +455,7 @@ capture_sync(struct capture_writer *w)
 {
 	if (w->error || w->records == w->records_synced)
 		return w->error;
-	if (gzflush(w->gz, Z_SYNC_FLUSH) != Z_OK)
-		note_gz_error(w);
-	else
-		w->records_synced = w->records;
+	end_frame(w);
 	return w->error;
 }
 
@@ -397,7 +464,7 @@ capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut
 {
 	unsigned char head[CAPTURE_RECORD_HEAD], buf[CAPTURE_END_LEN];
 	uint32_t crc;
-	int err, zerr;
+	int err;
 
 	end->records = w->records;
 	put_le64(buf, end->records);
@@ -416,12 +483,13 @@ capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut
 	put_le32(buf + CAPTURE_END_CRC, (uint32_t)crc32(crc, buf, CAPTURE_END_CRC));
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
+	end_frame(w);
 	err = w->error;
-	zerr = gzclose(w->gz);
-	w->gz = NULL;
+	ZSTD_freeCCtx(w->zc);
+	w->zc = NULL;
 	/* Its last writes can fail too: a full disk is named as one. */
-	if (!err && zerr != Z_OK)
-		err = zerr == Z_ERRNO && errno ? -errno : -EIO;
+	if (close(w->fd) && !err && errno != EINTR)
+		err = -errno;
 	if (w->tmp_path && !err && rename(w->tmp_path, w->path))
 		err = -errno;
 	if (kept_cut)
@@ -437,8 +505,8 @@ capture_abort(struct capture_writer *w)
 {
 	if (!w)
 		return;
-	if (w->gz)
-		gzclose(w->gz);
+	ZSTD_freeCCtx(w->zc);
+	close(w->fd);
 	if (w->tmp_path)
 		unlink(w->tmp_path);
 	free_writer(w);

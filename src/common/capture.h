@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The capture file: a gzip stream holding a header and then records, as
- * doc/capture-format.md describes.  The writer streams records as they
+ * The capture file: a zstd stream (gzip before version 6) holding a header
+ * and then records, as doc/capture-format.md describes.  The writer streams records as they
  * come; the reader hands them back one by one.
  */
 #ifndef MEMSUP_CAPTURE_H
@@ -13,6 +13,14 @@
 
 struct frame_names;
 struct record;
+
+/*
+ * zstd's level unless told (--compress-level): its fastest level but for
+ * the negative ones, since the supervisor compresses while the workload
+ * waits.
+ */
+#define CAPTURE_LEVEL_DEFAULT 1
+#define CAPTURE_LEVEL_MAX 19
 
 /* The tree was killed: it could not be stopped in time to drain the ring. */
 #define CAPTURE_END_PRESSURE_TIMEOUT 0x1
@@ -47,9 +55,11 @@ struct capture_reader;
  * A path that names a character or block device or a FIFO (/dev/null, a
  * pipe being read) is written directly instead: renaming over it would
  * replace it; so is standard output, for "-".  A directory or a terminal
- * is refused (EISDIR, ENOTTY).  Returns NULL with errno set.
+ * is refused (EISDIR, ENOTTY).  level is zstd's (CAPTURE_LEVEL_DEFAULT,
+ * 1 to 19 for memsup's --compress-level).  Returns NULL with errno set.
  */
-struct capture_writer *capture_create(const char *path, int argc, char *const argv[]);
+struct capture_writer *capture_create(const char *path, int level, int argc,
+				      char *const argv[]);
 /* Whether path is written directly: a capture that cannot be read back. */
 bool capture_direct(const struct capture_writer *w);
 /*
@@ -65,9 +75,11 @@ int capture_write(struct capture_writer *w, const struct record *r);
  */
 int capture_write_names(struct capture_writer *w, const struct frame_names *fn);
 /*
- * Pushes the records written so far to the file, so that a memsup killed
- * later leaves them readable (a capture cut short).  Each call costs a
- * few bytes of compression.  Returns 0 or the first error, as above.
+ * Pushes the records written so far to the file, ending the zstd frame
+ * that holds them, so that a memsup killed later leaves them readable (a
+ * capture cut short).  Each call that has records to push costs a frame's
+ * header and checksum, and the next frame starts with no history to
+ * compress against.  Returns 0 or the first error, as above.
  */
 int capture_sync(struct capture_writer *w);
 /*

@@ -91,6 +91,17 @@ unit_starts(struct decompress *d)
 	return starts_with(d, zstd_magic, sizeof(zstd_magic));
 }
 
+/*
+ * Whether the file ends inside the magic of a zstd frame: a stream cut
+ * between two frames, as a writer that ends frames as it goes leaves it.
+ */
+static bool
+magic_cut(const struct decompress *d)
+{
+	return d->input_end && d->in_have && d->in_have < sizeof(zstd_magic) &&
+	       !memcmp(d->in_next, zstd_magic, d->in_have);
+}
+
 /* Inflates into the output buffer until it holds something or ends. */
 static void
 inflate_some(struct decompress *d)
@@ -151,6 +162,8 @@ unzstd_some(struct decompress *d)
 			/* Skippable frames too are no part of a capture. */
 			if (unit_starts(d))
 				d->in_unit = true;
+			else if (magic_cut(d))
+				set_error(d, DECOMPRESS_CUT, "unexpected end of file");
 			else if (d->in_have)
 				set_error(d, DECOMPRESS_TRAILING, "bytes after the zstd stream");
 			if (!d->in_unit)

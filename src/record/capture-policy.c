@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "capture-policy.h"
+#include "capture.h"
 #include "pressure.h"
 #include "unwind.h"
 
@@ -38,6 +39,7 @@ capture_options_init(struct run_options *o)
 	o->bpf.stack_depth = DEFAULT_STACK_DEPTH;
 	o->bpf.stack_copy_bytes = DEFAULT_STACK_COPY;
 	o->bpf.unwind_bytes = DEFAULT_UNWIND_MEMORY;
+	o->compress_level = CAPTURE_LEVEL_DEFAULT;
 }
 
 enum capture_policy_error

@@ -126,8 +126,9 @@ session_create_capture(struct session *s, const struct run_options *o,
 	int err;
 
 	snprintf(pid_arg, sizeof(pid_arg), "%d", o->attach_pid);
-	s->capture = o->attach_pid ? capture_create(output, 2, attach_argv)
-				   : capture_create(output, o->argc, o->argv);
+	s->capture = o->attach_pid
+		     ? capture_create(output, o->compress_level, 2, attach_argv)
+		     : capture_create(output, o->compress_level, o->argc, o->argv);
 	if (!s->capture) {
 		if (errno == ENOTTY)
 			error_msg("cannot write capture %s: it is a terminal", output_name);

@@ -29,6 +29,7 @@ struct run_options {
 	struct consumer_config bpf;
 	enum probe_sites probe_sites;	/* --probe-sites */
 	enum symbolize_mode symbolize;	/* --symbolize */
+	int compress_level;	/* --compress-level: zstd's */
 	int argc;
 	char **argv;		/* the workload, or NULL with attach_pid */
 	pid_t attach_pid;	/* memsup -p */
