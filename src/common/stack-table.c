@@ -22,23 +22,6 @@ stack_table_free(struct stack_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-uint64_t
-stack_hash_words(uint64_t seed, const uint64_t *words, size_t n)
-{
-	uint64_t h = seed ^ 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= words[i];
-		h *= 0x100000001b3ULL;
-	}
-	/* Mixed down, so that the low bits depend on the high bits of words. */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h ? h : 1;
-}
-
 static uint64_t
 rotl(uint64_t x, unsigned int k)
 {
@@ -46,18 +29,16 @@ rotl(uint64_t x, unsigned int k)
 }
 
 /*
- * The table's own content hash, a key of by_hash only (ids come in order,
- * whatever it is).  Every stack a session records is hashed here, and
- * FNV's one multiplication a word after another made it the consumer's
- * costliest step: four lanes let a stack's multiplications overlap.
+ * The consumer hashes every stack it records: four lanes let a stack's
+ * multiplications overlap, where one chain of them was its costliest step.
  */
-static uint64_t
-frames_hash(const uint64_t *w, uint32_t n)
+uint64_t
+stack_hash_words(uint64_t seed, const uint64_t *w, size_t n)
 {
 	const uint64_t k = 0x9e3779b97f4a7c15ULL;
-	uint64_t a = n, b = 0x243f6a8885a308d3ULL, c = 0x13198a2e03707344ULL,
+	uint64_t a = seed, b = 0x243f6a8885a308d3ULL, c = 0x13198a2e03707344ULL,
 		 d = 0xa4093822299f31d0ULL, h;
-	uint32_t i;
+	size_t i;
 
 	for (i = 0; i + 4 <= n; i += 4) {
 		a = (a ^ w[i]) * k;
@@ -74,6 +55,7 @@ frames_hash(const uint64_t *w, uint32_t n)
 		a ^= a >> 29;
 	}
 	h = a ^ rotl(b, 16) ^ rotl(c, 32) ^ rotl(d, 48);
+	/* Mixed down, so that the low bits depend on the high bits of words. */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
@@ -102,7 +84,8 @@ uint32_t
 stack_table_intern(struct stack_table *t, const uint64_t *frames, uint32_t n,
 		   bool *added)
 {
-	uint64_t h = frames_hash(frames, n);
+	/* The hash is by_hash's key only: ids come in order, whatever it is. */
+	uint64_t h = stack_hash_words(n, frames, n);
 	struct u64map_slot *s;
 	size_t need;
 

@@ -29,7 +29,7 @@ void stack_table_free(struct stack_table *t);
 /* The id of the stack frames[0..n), added if new (*added). */
 uint32_t stack_table_intern(struct stack_table *t, const uint64_t *frames,
 			    uint32_t n, bool *added);
-/* FNV-1a over words, from seed, mixed down: a content hash; never 0. */
+/* A content hash of words, from seed, in four lanes, mixed down; never 0. */
 uint64_t stack_hash_words(uint64_t seed, const uint64_t *words, size_t n);
 /* Stack id's frames and their number; NULL for an unknown id. */
 const uint64_t *stack_table_get(const struct stack_table *t, uint32_t id, uint32_t *n);
