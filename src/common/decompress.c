@@ -102,47 +102,49 @@ magic_cut(const struct decompress *d)
 	       !memcmp(d->in_next, zstd_magic, d->in_have);
 }
 
-/* Inflates into the output buffer until it holds something or ends. */
+/*
+ * Starts the next gzip member or zstd frame, if one starts here; else
+ * tells a stream cut between two frames, or bytes after the stream.
+ */
+static bool
+unit_begins(struct decompress *d)
+{
+	if (unit_starts(d)) {
+		if (d->container == CONTAINER_GZIP)
+			inflateReset(&d->zs);
+		d->in_unit = true;
+	} else if (d->container == CONTAINER_ZSTD && magic_cut(d)) {
+		set_error(d, DECOMPRESS_CUT, "unexpected end of file");
+	} else if (d->in_have) {
+		set_error(d, DECOMPRESS_TRAILING, d->container == CONTAINER_GZIP ?
+			  "bytes after the gzip stream" : "bytes after the zstd stream");
+	}
+	return d->in_unit;
+}
+
+/*
+ * One call of inflate on the input at hand.  Even with no input left:
+ * when the last call filled the output, inflate may hold decoded bytes
+ * still to give.
+ */
 static void
-inflate_some(struct decompress *d)
+inflate_step(struct decompress *d)
 {
 	int zerr;
 
-	while (!d->out_have && d->status == DECOMPRESS_OK) {
-		if (!d->in_unit) {
-			if (unit_starts(d)) {
-				inflateReset(&d->zs);
-				d->in_unit = true;
-			} else if (d->in_have) {
-				set_error(d, DECOMPRESS_TRAILING, "bytes after the gzip stream");
-			}
-			if (!d->in_unit)
-				return;
-		}
-		if (!d->in_have && !d->input_end) {
-			more_input(d);
-			continue;
-		}
-		/*
-		 * Even with no input left: when the last call filled the
-		 * output, inflate may hold decoded bytes still to give.
-		 */
-		d->zs.next_in = d->in_next;
-		d->zs.avail_in = (uInt)d->in_have;
-		d->zs.next_out = d->out;
-		d->zs.avail_out = OUT_SIZE;
-		zerr = inflate(&d->zs, Z_NO_FLUSH);
-		d->in_next = d->zs.next_in;
-		d->in_have = d->zs.avail_in;
-		d->out_next = d->out;
-		d->out_have = OUT_SIZE - d->zs.avail_out;
-		if (zerr == Z_STREAM_END)
-			d->in_unit = false;
-		else if (zerr != Z_OK && zerr != Z_BUF_ERROR)
-			set_error(d, DECOMPRESS_DAMAGED, d->zs.msg ? d->zs.msg : "inflate failed");
-		else if (!d->out_have && !d->in_have && d->input_end)
-			set_error(d, DECOMPRESS_CUT, "unexpected end of file");
-	}
+	d->zs.next_in = d->in_next;
+	d->zs.avail_in = (uInt)d->in_have;
+	d->zs.next_out = d->out;
+	d->zs.avail_out = OUT_SIZE;
+	zerr = inflate(&d->zs, Z_NO_FLUSH);
+	d->in_next = d->zs.next_in;
+	d->in_have = d->zs.avail_in;
+	d->out_next = d->out;
+	d->out_have = OUT_SIZE - d->zs.avail_out;
+	if (zerr == Z_STREAM_END)
+		d->in_unit = false;
+	else if (zerr != Z_OK && zerr != Z_BUF_ERROR)
+		set_error(d, DECOMPRESS_DAMAGED, d->zs.msg ? d->zs.msg : "inflate failed");
 }
 
 /*
@@ -151,40 +153,40 @@ inflate_some(struct decompress *d)
  * whole before the cut.
  */
 static void
-unzstd_some(struct decompress *d)
+unzstd_step(struct decompress *d)
 {
-	ZSTD_inBuffer in;
-	ZSTD_outBuffer out;
-	size_t ret;
+	ZSTD_inBuffer in = { d->in_next, d->in_have, 0 };
+	ZSTD_outBuffer out = { d->out, OUT_SIZE, 0 };
+	size_t ret = ZSTD_decompressStream(d->zd, &out, &in);
 
+	d->in_next += in.pos;
+	d->in_have -= in.pos;
+	d->out_next = d->out;
+	d->out_have = out.pos;
+	if (ZSTD_isError(ret))
+		set_error(d, DECOMPRESS_DAMAGED, ZSTD_getErrorName(ret));
+	else if (ret == 0)
+		d->in_unit = false;	/* the frame ended, its checksum right */
+}
+
+/* Decodes into the output buffer until it holds something or ends. */
+static void
+decode_some(struct decompress *d)
+{
 	while (!d->out_have && d->status == DECOMPRESS_OK) {
-		if (!d->in_unit) {
-			/* Skippable frames too are no part of a capture. */
-			if (unit_starts(d))
-				d->in_unit = true;
-			else if (magic_cut(d))
-				set_error(d, DECOMPRESS_CUT, "unexpected end of file");
-			else if (d->in_have)
-				set_error(d, DECOMPRESS_TRAILING, "bytes after the zstd stream");
-			if (!d->in_unit)
-				return;
-		}
+		if (!d->in_unit && !unit_begins(d))
+			return;
 		if (!d->in_have && !d->input_end) {
 			more_input(d);
 			continue;
 		}
-		in = (ZSTD_inBuffer){ d->in_next, d->in_have, 0 };
-		out = (ZSTD_outBuffer){ d->out, OUT_SIZE, 0 };
-		ret = ZSTD_decompressStream(d->zd, &out, &in);
-		d->in_next += in.pos;
-		d->in_have -= in.pos;
-		d->out_next = d->out;
-		d->out_have = out.pos;
-		if (ZSTD_isError(ret))
-			set_error(d, DECOMPRESS_DAMAGED, ZSTD_getErrorName(ret));
-		else if (ret == 0)
-			d->in_unit = false;	/* the frame ended, its checksum right */
-		else if (!d->out_have && !d->in_have && d->input_end)
+		if (d->container == CONTAINER_GZIP)
+			inflate_step(d);
+		else
+			unzstd_step(d);
+		/* Inside a member or frame, with nothing to give and nothing left. */
+		if (d->status == DECOMPRESS_OK && d->in_unit && !d->out_have &&
+		    !d->in_have && d->input_end)
 			set_error(d, DECOMPRESS_CUT, "unexpected end of file");
 	}
 }
@@ -247,10 +249,8 @@ decompress_read(struct decompress *d, void *buf, size_t len)
 		if (!d->out_have) {
 			if (d->container == CONTAINER_RAW)
 				copy_some(d);
-			else if (d->container == CONTAINER_GZIP)
-				inflate_some(d);
 			else
-				unzstd_some(d);
+				decode_some(d);
 			if (!d->out_have)
 				break;
 		}
