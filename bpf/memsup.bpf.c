@@ -50,7 +50,7 @@ const volatile __u32 stack_depth = 0;		/* frames to walk, at most MS_STACK_MAX *
 const volatile __u32 stack_copy_bytes = 0;	/* a multiple of MS_STACK_CHUNK; 0: no copies */
 /* Moved with the watermark by the supervisor, through the mmapped .bss. */
 __u64 stack_room_bytes;		/* ring fill past which no stacks */
-/* Return at once, return probes included: the floor bench/run measures. */
+/* Count the trap and return, return probes included: the floor bench/run measures. */
 const volatile bool probes_only = false;
 
 /* Sized by the supervisor before load. */
@@ -92,6 +92,22 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
 } wakeups SEC(".maps");
+
+/* Each probed function's MS_SHAPE, by the id its probes' cookies hold. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MS_PROBES_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_shapes SEC(".maps");
+
+/* The traps each probed function took, by the same id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MS_PROBES_MAX);
+	__type(key, __u32);
+	__type(value, struct ms_probe_traps);
+} probe_traps SEC(".maps");
 
 /* The processes the supervisor traces, by tgid. */
 struct {
@@ -584,6 +600,52 @@ call_returned(struct pt_regs *ctx)
 	return 0;
 }
 
+/* Counts the trap that ran the program, even at the floor. */
+static __always_inline void
+count_trap(__u64 cookie, bool at_return)
+{
+	__u32 id = MS_PROBE_ID(cookie);
+	struct ms_probe_traps *traps = bpf_map_lookup_elem(&probe_traps, &id);
+
+	if (!traps)
+		return;
+	if (at_return)
+		traps->returns++;
+	else
+		traps->entries++;
+}
+
+/* The shape of the function the cookie names; 0 if it has none. */
+static __always_inline __u64
+probe_shape(__u64 cookie)
+{
+	__u32 id = MS_PROBE_ID(cookie);
+	__u64 *shape = bpf_map_lookup_elem(&probe_shapes, &id);
+
+	if (!shape)
+		return 0;
+	return cookie & MS_PROBE_IN_EXE ? *shape & ~MS_SHAPE_CODE_MASK : *shape;
+}
+
+static __always_inline int
+probe_entered(struct pt_regs *ctx, __u64 cookie)
+{
+	__u64 shape;
+
+	count_trap(cookie, false);
+	if (probes_only)
+		return 0;
+	shape = probe_shape(cookie);
+	return shape ? call_entered(ctx, shape) : 1;
+}
+
+static __always_inline int
+probe_returned(struct pt_regs *ctx, __u64 cookie)
+{
+	count_trap(cookie, true);
+	return probes_only ? 0 : call_returned(ctx);
+}
+
 /*
  * Uprobe session (Linux 6.10+): one program sees both the entry and the
  * return of a call, and one link per process and file carries every
@@ -592,29 +654,25 @@ call_returned(struct pt_regs *ctx)
 SEC("uprobe")
 int BPF_KPROBE(alloc_session)
 {
-	if (probes_only)
-		return 0;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
 	if (bpf_session_is_return())
-		return call_returned(ctx);
-	return call_entered(ctx, bpf_get_attach_cookie(ctx));
+		return probe_returned(ctx, cookie);
+	return probe_entered(ctx, cookie);
 }
 
 /* The fallback for older kernels: a perf link per probe. */
 SEC("uprobe")
 int BPF_KPROBE(alloc_enter)
 {
-	if (probes_only)
-		return 0;
-	call_entered(ctx, bpf_get_attach_cookie(ctx));
+	probe_entered(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_exit)
 {
-	if (probes_only)
-		return 0;
-	return call_returned(ctx);
+	return probe_returned(ctx, bpf_get_attach_cookie(ctx));
 }
 
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,

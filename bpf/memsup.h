@@ -36,10 +36,10 @@ enum ms_call {
 };
 
 /*
- * A probe's BPF cookie: the kind of call it records and where the probed
- * function takes its arguments, so that one program serves every
- * allocator's signature.  Argument numbers count from 1 (the first
- * integer argument register); 0 means none.
+ * A probed function's shape: the kind of call it records and where it
+ * takes its arguments, so that one program serves every allocator's
+ * signature.  Argument numbers count from 1 (the first integer argument
+ * register); 0 means none.
  *
  *   bits 0-7    enum ms_call
  *   bits 8-11   the size argument
@@ -73,6 +73,24 @@ enum ms_call {
 #define MS_SHAPE_CODE_MASK	(~0ULL << 24)
 #define MS_SHAPE_CODE_BELOW(shape)	((shape) >> 24 & MS_SHAPE_CODE_PAGES_MAX)
 #define MS_SHAPE_CODE_ABOVE(shape)	((shape) >> 44)
+
+/*
+ * A probe's BPF cookie: the probed function's id in the session, which
+ * indexes its shape (probe_shapes) and the traps it took (probe_traps),
+ * and whether it is probed in the executable, whose code around the
+ * function is the program's own (a static program has the C library
+ * linked in), so that the shape's code pages do not apply.
+ */
+#define MS_PROBES_MAX		16384
+#define MS_PROBE_IN_EXE		(1ULL << 32)
+#define MS_PROBE_COOKIE(id, in_exe)	((__u64)(id) | ((in_exe) ? MS_PROBE_IN_EXE : 0))
+#define MS_PROBE_ID(cookie)	((__u32)(cookie))
+
+/* The traps a probe took, per CPU: a run of the entry or the return program each. */
+struct ms_probe_traps {
+	__u64 entries;
+	__u64 returns;
+};
 
 /*
  * One completed allocator call, or a region mark, its fields in full: what

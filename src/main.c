@@ -130,6 +130,9 @@ usage(void)
 	      "                     the capture incomplete (124)\n"
 	      "      --probes-only  attach every probe but record no call: what\n"
 	      "                     the uprobe traps cost alone (bench/run's floor)\n"
+	      "      --traps        at the end, list the uprobe traps each probed\n"
+	      "                     function took, at its entry and at its\n"
+	      "                     return, and the traps per recorded call\n"
 	      "  -u, --user=NAME    run CMD as user NAME (default: under sudo, the\n"
 	      "                     user who ran sudo)\n"
 	      "      --keep-root    run CMD as root even under sudo\n"
@@ -423,6 +426,9 @@ take_option(int c, const char *arg, struct run_options *o,
 	case 'A':
 		o->allow_partial = true;
 		break;
+	case 'X':
+		o->print_traps = true;
+		break;
 	case 'p':
 		return parse_pid(arg, &o->attach_pid);
 	case 'd':
@@ -500,6 +506,7 @@ parse_options(int argc, char **argv, struct run_options *o,
 		{ "stack-copy", required_argument, NULL, 'C' },
 		{ "unwind-memory", required_argument, NULL, 'U' },
 		{ "probes-only", no_argument, NULL, 'F' },
+		{ "traps", no_argument, NULL, 'X' },
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
 		{ "symbolize", required_argument, NULL, 'Y' },

@@ -4,6 +4,7 @@
 #include "bpf-loader.h"
 #include "error.h"
 #include "link-reaper.h"
+#include "probe-traps.h"
 #include "memsup.skel.h"
 
 #include <errno.h>
@@ -44,19 +45,22 @@ probes_session_attach_type(void)
 	return MS_BPF_TRACE_UPROBE_SESSION;
 }
 
-/*
- * A probe's cookie.  In the executable, the code around a function is the
- * program's own: a static program has the C library linked in.
- */
+/* Where the probes of one file go, and the cookies that name their functions. */
+struct call_probes {
+	const char *path;
+	uint32_t first_id;
+	bool in_exe;
+};
+
 static uint64_t
-probe_cookie(const struct probe_target *t, size_t i, bool exe)
+probe_cookie(const struct call_probes *cp, size_t i)
 {
-	return exe ? t->calls[i].shape & ~MS_SHAPE_CODE_MASK : t->calls[i].shape;
+	return MS_PROBE_COOKIE(cp->first_id + i, cp->in_exe);
 }
 
 static int
 attach_session(struct target_links *tl, const struct memsup_bpf *skel,
-	       pid_t pid, const char *path, bool exe)
+	       pid_t pid, const struct call_probes *cp)
 {
 	const struct probe_target *t = tl->target;
 	uint64_t *offsets = xcalloc(t->ncalls, sizeof(*offsets));
@@ -67,12 +71,12 @@ attach_session(struct target_links *tl, const struct memsup_bpf *skel,
 
 	for (i = 0; i < t->ncalls; i++) {
 		offsets[i] = t->calls[i].offset;
-		cookies[i] = probe_cookie(t, i, exe);
+		cookies[i] = probe_cookie(cp, i);
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = (uint32_t)bpf_program__fd(skel->progs.alloc_session);
 	attr.attach_type = MS_BPF_TRACE_UPROBE_SESSION;
-	attr.path = (uintptr_t)path;
+	attr.path = (uintptr_t)cp->path;
 	attr.offsets = (uintptr_t)offsets;
 	attr.cookies = (uintptr_t)cookies;
 	attr.cnt = (uint32_t)t->ncalls;
@@ -90,9 +94,9 @@ attach_session(struct target_links *tl, const struct memsup_bpf *skel,
 
 static int
 attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
-	    const char *path, uint64_t offset, uint64_t shape, bool retprobe)
+	    const char *path, uint64_t offset, uint64_t cookie, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = shape, .retprobe = retprobe);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = retprobe);
 	struct bpf_link *link;
 
 	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
@@ -108,7 +112,7 @@ attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
  */
 static int
 attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
-		  pid_t pid, const char *path, bool exe)
+		  pid_t pid, const struct call_probes *cp)
 {
 	const struct probe_target *t = tl->target;
 	size_t i;
@@ -117,14 +121,14 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 	tl->links = xcalloc(2 * t->ncalls, sizeof(*tl->links));
 	tl->links_cap = 2 * t->ncalls;
 	for (i = 0; i < t->ncalls && !err; i++) {
-		uint64_t shape = probe_cookie(t, i, exe);
+		uint64_t cookie = probe_cookie(cp, i);
 		uint64_t off = t->calls[i].offset;
 
-		err = attach_perf(tl, skel->progs.alloc_enter, pid, path, off,
-				  shape, false);
+		err = attach_perf(tl, skel->progs.alloc_enter, pid, cp->path, off,
+				  cookie, false);
 		if (!err)
-			err = attach_perf(tl, skel->progs.alloc_exit, pid, path,
-					  off, shape, true);
+			err = attach_perf(tl, skel->progs.alloc_exit, pid, cp->path,
+					  off, cookie, true);
 	}
 	return err;
 }
@@ -159,19 +163,26 @@ attach_regions(struct target_links *tl, const struct memsup_bpf *skel, pid_t pid
 }
 
 static int
-attach_calls(struct target_links *tl, const struct memsup_bpf *skel,
-	     bool session_links, pid_t pid, const char *path, bool exe)
+attach_calls(struct target_links *tl, const struct bpf_loader *bpf,
+	     struct probe_traps *traps, pid_t pid, const char *path, bool in_exe)
 {
+	struct call_probes cp = { .path = path, .in_exe = in_exe };
+	int64_t first_id;
+
 	if (!tl->target->ncalls)
 		return 0;
-	if (session_links)
-		return attach_session(tl, skel, pid, path, exe);
-	return attach_perf_links(tl, skel, pid, path, exe);
+	first_id = probe_traps_first_id(traps, tl->target);
+	if (first_id < 0)
+		return (int)first_id;
+	cp.first_id = (uint32_t)first_id;
+	if (bpf->session_links)
+		return attach_session(tl, bpf->skel, pid, &cp);
+	return attach_perf_links(tl, bpf->skel, pid, &cp);
 }
 
 static int
-attach_target(struct target_links *tl, const struct memsup_bpf *skel,
-	      bool session_links, pid_t pid, const struct image_targets *it)
+attach_target(struct target_links *tl, const struct bpf_loader *bpf,
+	      struct probe_traps *traps, pid_t pid, const struct image_targets *it)
 {
 	char link[64];
 	const char *path = tl->target->path;
@@ -189,9 +200,9 @@ attach_target(struct target_links *tl, const struct memsup_bpf *skel,
 	tl->links = NULL;
 	tl->nlinks = 0;
 	tl->links_cap = 0;
-	err = attach_calls(tl, skel, session_links, pid, path, tl->target == it->exe);
+	err = attach_calls(tl, bpf, traps, pid, path, tl->target == it->exe);
 	if (!err && tl->target->regions)
-		err = attach_regions(tl, skel, pid, path);
+		err = attach_regions(tl, bpf->skel, pid, path);
 	return err;
 }
 
@@ -229,7 +240,8 @@ links_of(struct process_probes *pp, const struct probe_target *t)
 
 int
 process_probes_attach(struct process_probes *pp, const struct bpf_loader *bpf,
-		      pid_t pid, const struct image_targets *it)
+		      struct probe_traps *traps, pid_t pid,
+		      const struct image_targets *it)
 {
 	size_t i;
 	int err = 0;
@@ -241,7 +253,7 @@ process_probes_attach(struct process_probes *pp, const struct bpf_loader *bpf,
 			continue;
 		tl = new_links(pp);
 		tl->target = it->targets[i];
-		err = attach_target(tl, bpf->skel, bpf->session_links, pid, it);
+		err = attach_target(tl, bpf, traps, pid, it);
 		if (err)
 			detach_target(tl);
 		else

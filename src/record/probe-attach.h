@@ -14,6 +14,7 @@
 struct bpf_link;
 struct link_reaper;
 struct bpf_loader;
+struct probe_traps;
 
 /* The links of one file in one process. */
 struct target_links {
@@ -38,11 +39,13 @@ int probes_session_attach_type(void);
  * process is gone: they cost nothing while nothing maps the file, and a
  * file mapped again (the C library, after an exec of another dynamic
  * program) finds its links still there, so that no call is probed
- * twice.  Returns 0 or a negative errno; on failure the process has no
- * probes.
+ * twice.  Each probe's cookie names its function by the id traps gives it.
+ * Returns 0 or a negative errno (-ENOSPC: no ids left); on failure the
+ * process has no probes.
  */
 int process_probes_attach(struct process_probes *pp, const struct bpf_loader *bpf,
-			  pid_t pid, const struct image_targets *it);
+			  struct probe_traps *traps, pid_t pid,
+			  const struct image_targets *it);
 /* The process lives on untraced: its links are gone when this returns. */
 void process_probes_detach(struct process_probes *pp);
 /* The process is gone: its links are closed in the background, by reaper. */

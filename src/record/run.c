@@ -74,6 +74,7 @@ session_init(struct session *s, const struct run_options *o)
 	s->symbolize = o->symbolize;
 	s->probe_sites = o->probe_sites;
 	s->allow_partial = o->allow_partial;
+	s->print_traps = o->print_traps;
 	u64map_init(&s->processes);
 	file_cache_init(&s->files);
 	tracer_init(&s->tracer, &session_tracer_ops, s);
@@ -108,6 +109,7 @@ session_prepare(struct session *s, const struct run_options *o,
 		explain_bpf_failure(why, err);
 		return MS_EXIT_FAILURE;
 	}
+	probe_traps_init(&s->traps, &s->consumer.bpf);
 	return 0;
 }
 
@@ -189,6 +191,7 @@ session_free(struct session *s)
 	tracer_free(&s->tracer);
 	session_untrace_all(s);
 	link_reaper_wait(&s->reaper);
+	probe_traps_free(&s->traps);
 	consumer_close(&s->consumer);
 	file_cache_free(&s->files);
 	heap_free(&s->heap);

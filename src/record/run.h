@@ -24,6 +24,7 @@ struct run_options {
 	const char *user;	/* --user, or NULL */
 	bool keep_root;
 	bool allow_partial;	/* a stripped static program: a warning only */
+	bool print_traps;	/* --traps: the traps each probed function took */
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	bool watermark_follows;	/* no --watermark: it follows the stops */
 	struct consumer_config bpf;

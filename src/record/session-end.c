@@ -9,14 +9,17 @@
 #include "capture.h"
 #include "error.h"
 #include "frame-names.h"
+#include "human-numbers.h"
 #include "report-text.h"
 #include "report-top.h"
 #include "symbolize.h"
 #include "unwind.h"
 
+#include <errno.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -218,6 +221,39 @@ write_end(struct session *s, struct capture_end *end, const char *output,
 	return err;
 }
 
+/* --traps: what the probes cost, by function, and per recorded call. */
+static void
+print_traps(const struct session *s)
+{
+	char entries[HUMAN_MAX], returns[HUMAN_MAX];
+	struct function_traps *f;
+	uint64_t all_entries = 0, all_returns = 0;
+	ssize_t n = probe_traps_read(&s->traps, &f), i;
+
+	if (n < 0) {
+		errno = (int)-n;
+		perror_msg("cannot read the probes' trap counts");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		all_entries += f[i].entries;
+		all_returns += f[i].returns;
+	}
+	fprintf(stderr, "memsup: traps: %s at entries, %s at returns",
+		human_count(entries, all_entries), human_count(returns, all_returns));
+	if (s->events)
+		fprintf(stderr, ": %.2f a recorded call\n",
+			(double)(all_entries + all_returns) / (double)s->events);
+	else
+		fputs(" (no call recorded)\n", stderr);
+	if (n)
+		fprintf(stderr, "  %11s %11s  function (file)\n", "entries", "returns");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "  %11s %11s  %s (%s)\n", human_count(entries, f[i].entries),
+			human_count(returns, f[i].returns), f[i].name, f[i].path);
+	free(f);
+}
+
 /* What the recording itself took: pressure stops, stacks, unwinding. */
 static void
 print_recording(struct session *s, const struct capture_end *end)
@@ -306,9 +342,11 @@ session_finish(struct session *s, const char *output, bool quiet)
 	pressure_finish(&s->pressure, &s->consumer);
 	if (write_end(s, &end, output, quiet))
 		return MS_EXIT_FAILURE;
-	if (!quiet) {
+	if (!quiet)
 		print_recording(s, &end);
+	if (s->print_traps)
+		print_traps(s);
+	if (!quiet)
 		fprintf(stderr, "memsup: capture written to %s\n", output);
-	}
 	return exit_status_policy(s, &end);
 }

@@ -76,6 +76,9 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 		snprintf(why, sizeof(why), "memsup reached its limit of %llu open "
 			 "files (ulimit -Hn) with %zu processes traced",
 			 (unsigned long long)files.rlim_cur, s->processes.count);
+	else if (err == -ENOSPC)
+		snprintf(why, sizeof(why), "the session has probed %d allocator "
+			 "functions, as many as memsup can count", MS_PROBES_MAX);
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-err));
 	error_msg("process %d: cannot probe %s: %s; its allocations are not traced",
@@ -86,7 +89,8 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 static void
 attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
 {
-	int err = process_probes_attach(&tp->probes, &s->consumer.bpf, pid, &tp->targets);
+	int err = process_probes_attach(&tp->probes, &s->consumer.bpf, &s->traps,
+					pid, &tp->targets);
 
 	if (err)
 		mark_untraced(s, tp, pid, "its allocator functions", err);

@@ -23,6 +23,7 @@
 #include "pressure.h"
 #include "probe-attach.h"
 #include "probe-targets.h"
+#include "probe-traps.h"
 #include "run.h"
 #include "sites.h"
 #include "status.h"
@@ -53,6 +54,7 @@ struct session {
 	struct u64map processes;	/* pid -> struct traced_process * */
 	struct file_cache files;	/* what the processes' images hold */
 	struct link_reaper reaper;	/* closes the links of processes gone */
+	struct probe_traps traps;	/* the probed functions' ids and traps */
 	uint64_t untraced;		/* processes whose probes failed */
 	uint64_t unstoppable;		/* processes the tracked set had no room for */
 	uint64_t vanished;		/* threads gone without a report */
@@ -66,6 +68,7 @@ struct session {
 	enum symbolize_mode symbolize;
 	enum probe_sites probe_sites;
 	bool allow_partial;		/* --allow-partial */
+	bool print_traps;		/* --traps */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
 	bool attached;
