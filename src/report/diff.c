@@ -485,8 +485,9 @@ diff_main(int argc, char **argv)
 	size_t i, read = 0;
 	int opt, ret = 0;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+n:f:m:h", options, NULL)) != -1) {
+	/* Options anywhere, as GNU tools take them; 0 starts getopt afresh. */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "n:f:m:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (!report_top_parse("diff", optarg, &top))

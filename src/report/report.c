@@ -124,8 +124,9 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 		.default_suppressions = true,
 	};
 	*status = MS_EXIT_FAILURE;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+en:f:m:h", options, NULL)) != -1) {
+	/* Options anywhere, as GNU tools take them; 0 starts getopt afresh. */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "en:f:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			a->suppress = optarg;
