@@ -35,6 +35,20 @@ static const struct {
 	  "f()::{lambda()#1}::operator()() const", "a lambda" },
 	{ "alloc::raw_vec::RawVec<T,A>::grow_one", "alloc::raw_vec::RawVec<>::grow_one",
 	  "a Rust name" },
+	{ "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+	  "std::operator+<char, std::char_traits<char>, std::allocator<char> >(char const*, "
+	  "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&)",
+	  "std::operator+<>()", "operator+ of a template: its '<' opens the arguments" },
+	{ "bool std::operator< <int>(std::vector<int> const&, std::vector<int> const&)",
+	  "std::operator< <>()", "operator< of a template, spaced by the demangler" },
+	{ "auto std::operator<=><int>(std::pair<int, int> const&, std::pair<int, int> const&)",
+	  "std::operator<=><>()", "operator<=>" },
+	{ "int& foo::operator->*(int foo::*)", "foo::operator->*()", "operator->*" },
+	{ "bool foo::operator==<int>(foo const&) const", "foo::operator==<>() const",
+	  "operator== of a template" },
+	{ "std::__cxx11::basic_string<char> std::__cxx11::to_string[abi:cxx11](int)",
+	  "std::__cxx11::to_string[abi:cxx11]()", "an ABI tag stays" },
+	{ "<int>()", "<int>()", "a name it cannot read is kept whole" },
 };
 
 int

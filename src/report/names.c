@@ -40,14 +40,35 @@ is_word(char c)
 /*
  * The length of the operator's symbol at p, just past the keyword
  * "operator": "<<", "()", "[]", "->*"; 0 for a named one ("new",
- * "delete", a conversion), whose words read like any others.
+ * "delete", a conversion), whose words read like any others.  The
+ * longest symbol C++ has, not the longest run of punctuation: in
+ * "operator+<char>" the '<' opens the template arguments.
  */
 static size_t
 operator_length(const char *p)
 {
-	if (!strncmp(p, "()", 2) || !strncmp(p, "[]", 2))
-		return 2;
-	return strspn(p, "+-*/%^&|~!=<>,");
+	static const char *const symbols[] = {
+		"<=>", "<<=", ">>=", "->*",
+		"()", "[]", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
+		"--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->",
+		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++)
+		if (!strncmp(p, symbols[i], strlen(symbols[i])))
+			return strlen(symbols[i]);
+	return 0;
+}
+
+/* Whether s has a letter, a digit or '_': a name a person can read. */
+static bool
+has_word(const char *s)
+{
+	for (; *s; s++)
+		if (is_word(*s))
+			return true;
+	return false;
 }
 
 char *
@@ -102,7 +123,8 @@ name_shorten(const char *name)
 		p++;
 	}
 	out[n] = '\0';
-	brief = xstrdup(out + type_end);
+	/* A name this cannot read is shown whole rather than lost. */
+	brief = xstrdup(has_word(out + type_end) ? out + type_end : name);
 	free(out);
 	return brief;
 }
