@@ -35,9 +35,9 @@ percent(char *buf, size_t size, uint64_t a, uint64_t b)
 	snprintf(buf, size, p < 10 ? "%s%.1f%%" : "%s%.0f%%", b > a ? "+" : "-", p);
 }
 
-/* "+2,000 (+17%)", or "same". */
+/* "+2,000 (+17%)", "+1.5 KiB (+3.0%)", or "same". */
 static const char *
-change_text(char *buf, size_t size, uint64_t a, uint64_t b)
+change_text(char *buf, size_t size, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	char hd[HUMAN_MAX], pct[32];
 
@@ -45,42 +45,42 @@ change_text(char *buf, size_t size, uint64_t a, uint64_t b)
 		return "same";
 	percent(pct, sizeof(pct), a, b);
 	snprintf(buf, size, "%s%s (%s)", b > a ? "+" : "-",
-		 human_count(hd, b > a ? b - a : a - b), pct);
+		 diff_figure(hd, unit, b > a ? b - a : a - b), pct);
 	return buf;
 }
 
 /* One figure of a chain in one cell: "A -> B" over its change. */
 static void
-chain_cell(void *out, const char *name, uint64_t a, uint64_t b)
+chain_cell(void *out, const char *name, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
 
 	fprintf(out, "<td><span class=\"ab\">%s &rarr; %s</span><br>"
-		"<span class=\"change\">%s</span></td>", human_count(ha, a),
-		human_count(hb, b), change_text(change, sizeof(change), a, b));
+		"<span class=\"change\">%s</span></td>", diff_figure(ha, unit, a),
+		diff_figure(hb, unit, b), change_text(change, sizeof(change), unit, a, b));
 }
 
 static void
-chain_heading(void *out, const char *name, uint64_t a, uint64_t b)
+chain_heading(void *out, const char *name, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	fprintf(out, "<th>%s<br>A &rarr; B</th>", name);
 }
 
 /* A, B and the change, a cell each. */
 static void
-change_cells(FILE *out, uint64_t a, uint64_t b)
+change_cells(FILE *out, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	char ha[HUMAN_MAX], hb[HUMAN_MAX], change[2 * HUMAN_MAX];
 
-	fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>", human_count(ha, a),
-		human_count(hb, b), change_text(change, sizeof(change), a, b));
+	fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>", diff_figure(ha, unit, a),
+		diff_figure(hb, unit, b), change_text(change, sizeof(change), unit, a, b));
 }
 
 static void
-tree_row(void *out, const char *name, uint64_t a, uint64_t b)
+tree_row(void *out, const char *name, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	fprintf(out, "<tr><td class=\"l\">%s</td>", name);
-	change_cells(out, a, b);
+	change_cells(out, unit, a, b);
 	fputs("</tr>\n", out);
 }
 
@@ -100,10 +100,10 @@ region_row(void *out, const char *name, const struct region_stats *a,
 	fputs("<tr><td class=\"l\">", out);
 	markup_text(out, name, SIZE_MAX);
 	fputs("</td>", out);
-	change_cells(out, a->entries, b->entries);
-	change_cells(out, a->allocs, b->allocs);
-	change_cells(out, a->bytes_allocated, b->bytes_allocated);
-	change_cells(out, a->peak_bytes, b->peak_bytes);
+	change_cells(out, DIFF_COUNT, a->entries, b->entries);
+	change_cells(out, DIFF_COUNT, a->allocs, b->allocs);
+	change_cells(out, DIFF_BYTES, a->bytes_allocated, b->bytes_allocated);
+	change_cells(out, DIFF_BYTES, a->peak_bytes, b->peak_bytes);
 	fputs("</tr>\n", out);
 }
 

@@ -166,33 +166,42 @@ by_change(const void *a, const void *b, void *metric)
 	return strcmp(x->name, y->name);
 }
 
-static void
-print_delta(FILE *out, const char *what, uint64_t a, uint64_t b)
+const char *
+diff_figure(char buf[HUMAN_MAX], enum diff_unit unit, uint64_t v)
 {
-	fprintf(out, "%s %" PRIu64 " -> %" PRIu64 " (%s%" PRIu64 ")", what, a, b,
-		b >= a ? "+" : "-", b >= a ? b - a : a - b);
+	return unit == DIFF_BYTES ? human_size(buf, v) : human_count(buf, v);
+}
+
+/* "what 4.6 KiB -> 5.1 KiB (+512 bytes)", "what 9 -> 9 (+0)". */
+static void
+print_delta(FILE *out, const char *what, enum diff_unit unit, uint64_t a, uint64_t b)
+{
+	char ha[HUMAN_MAX], hb[HUMAN_MAX], hd[HUMAN_MAX];
+
+	fprintf(out, "%s %s -> %s (%s%s)", what, diff_figure(ha, unit, a),
+		diff_figure(hb, unit, b), b >= a ? "+" : "-",
+		diff_figure(hd, unit, b >= a ? b - a : a - b));
 }
 
 void
 diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stats *b,
-			 void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
-			 void *ctx)
+			 diff_figure_fn fn, void *ctx)
 {
-	fn(ctx, "allocations", a->allocs, b->allocs);
-	fn(ctx, "bytes allocated", a->bytes_allocated, b->bytes_allocated);
-	fn(ctx, "frees", a->frees, b->frees);
-	fn(ctx, "temporary", a->temporary, b->temporary);
-	fn(ctx, "peak live heap", a->peak_bytes, b->peak_bytes);
-	fn(ctx, "leaked bytes", a->leaked_bytes, b->leaked_bytes);
+	fn(ctx, "allocations", DIFF_COUNT, a->allocs, b->allocs);
+	fn(ctx, "bytes allocated", DIFF_BYTES, a->bytes_allocated, b->bytes_allocated);
+	fn(ctx, "frees", DIFF_COUNT, a->frees, b->frees);
+	fn(ctx, "temporary", DIFF_COUNT, a->temporary, b->temporary);
+	fn(ctx, "peak live heap", DIFF_BYTES, a->peak_bytes, b->peak_bytes);
+	fn(ctx, "leaked bytes", DIFF_BYTES, a->leaked_bytes, b->leaked_bytes);
 }
 
 static void
-tree_figure_text(void *out, const char *name, uint64_t a, uint64_t b)
+tree_figure_text(void *out, const char *name, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	char label[32];
 
 	snprintf(label, sizeof(label), "  %s:", name);
-	print_delta(out, label, a, b);
+	print_delta(out, label, unit, a, b);
 	fputc('\n', out);
 }
 
@@ -220,23 +229,22 @@ region_text(void *out, const char *name, const struct region_stats *a,
 	    const struct region_stats *b)
 {
 	fprintf(out, "  %s:", name);
-	print_delta(out, " entries", a->entries, b->entries);
-	print_delta(out, "; allocations", a->allocs, b->allocs);
-	print_delta(out, "; allocated", a->bytes_allocated, b->bytes_allocated);
-	print_delta(out, "; peak", a->peak_bytes, b->peak_bytes);
+	print_delta(out, " entries", DIFF_COUNT, a->entries, b->entries);
+	print_delta(out, "; allocations", DIFF_COUNT, a->allocs, b->allocs);
+	print_delta(out, "; allocated", DIFF_BYTES, a->bytes_allocated, b->bytes_allocated);
+	print_delta(out, "; peak", DIFF_BYTES, a->peak_bytes, b->peak_bytes);
 	fputc('\n', out);
 }
 
 void
 diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
-			  void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
-			  void *ctx)
+			  diff_figure_fn fn, void *ctx)
 {
-	fn(ctx, "peak", a->peak_bytes, b->peak_bytes);
-	fn(ctx, "leaked", a->leaked_bytes, b->leaked_bytes);
-	fn(ctx, "allocated", a->bytes_allocated, b->bytes_allocated);
-	fn(ctx, "allocations", a->allocs, b->allocs);
-	fn(ctx, "temporary", a->temporary, b->temporary);
+	fn(ctx, "peak", DIFF_BYTES, a->peak_bytes, b->peak_bytes);
+	fn(ctx, "leaked", DIFF_BYTES, a->leaked_bytes, b->leaked_bytes);
+	fn(ctx, "allocated", DIFF_BYTES, a->bytes_allocated, b->bytes_allocated);
+	fn(ctx, "allocations", DIFF_COUNT, a->allocs, b->allocs);
+	fn(ctx, "temporary", DIFF_COUNT, a->temporary, b->temporary);
 }
 
 struct figures_line {
@@ -245,13 +253,13 @@ struct figures_line {
 };
 
 static void
-chain_figure_text(void *ctx, const char *name, uint64_t a, uint64_t b)
+chain_figure_text(void *ctx, const char *name, enum diff_unit unit, uint64_t a, uint64_t b)
 {
 	struct figures_line *l = ctx;
 	char label[32];
 
 	snprintf(label, sizeof(label), "%s %s", l->sep, name);
-	print_delta(l->out, label, a, b);
+	print_delta(l->out, label, unit, a, b);
 	l->sep = ";";
 }
 
@@ -312,6 +320,37 @@ warn_different_builds(const struct replay *p, char *const *names)
 	}
 }
 
+/*
+ * No chain changed by m: whether some changed by the other metrics, and
+ * the option that shows them ("none; other metrics changed: leaked bytes
+ * in 2 chains (--metric=leaked)"), so that a leak fixed does not read as
+ * nothing done.
+ */
+static void
+print_other_changes(FILE *out, const struct chains *c, enum site_metric m)
+{
+	static const enum site_metric metrics[] = {
+		METRIC_PEAK, METRIC_LEAKED, METRIC_ALLOCATED, METRIC_COUNT, METRIC_TEMPORARY,
+	};
+	const char *sep = "; other metrics changed: ";
+	size_t i, j, changed;
+
+	fputs("  none", out);
+	for (i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
+		if (metrics[i] == m)
+			continue;
+		for (j = 0, changed = 0; j < c->n; j++)
+			changed += !!diff_change(&c->v[j], metrics[i]);
+		if (!changed)
+			continue;
+		fprintf(out, "%s%s in %zu chain%s (--metric=%s)", sep,
+			site_metric_title(metrics[i]), changed, plural(changed),
+			site_metric_name(metrics[i]));
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
 static void
 print_text(FILE *out, const struct chains *c, const struct replay *p,
 	   char *const *files, size_t top, enum site_metric m)
@@ -342,7 +381,7 @@ print_text(FILE *out, const struct chains *c, const struct replay *p,
 			fprintf(out, "        %.*s\n", (int)len, frame);
 	}
 	if (!shown)
-		fprintf(out, "  none\n");
+		print_other_changes(out, c, m);
 	if (c->no_stack[0].allocs || c->no_stack[1].allocs) {
 		fprintf(out, "without a call stack, so in no chain:\n ");
 		print_figures(out, &c->no_stack[0], &c->no_stack[1]);

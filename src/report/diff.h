@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "human-numbers.h"
 #include "report-sites.h"
 
 struct heap_stats;
@@ -31,15 +32,25 @@ struct chains {
 
 int diff_main(int argc, char **argv);
 
+/* What a figure counts, so that each is shown with its unit. */
+enum diff_unit {
+	DIFF_COUNT,
+	DIFF_BYTES,
+};
+
+typedef void (*diff_figure_fn)(void *ctx, const char *name, enum diff_unit unit,
+			       uint64_t a, uint64_t b);
+
+/* v as the text and HTML diffs show it: "4.6 KiB", "1,234". */
+const char *diff_figure(char buf[HUMAN_MAX], enum diff_unit unit, uint64_t v);
+
 /* Calls fn for each whole-tree figure a diff compares, with A's and B's. */
 void diff_foreach_tree_figure(const struct heap_stats *a, const struct heap_stats *b,
-			      void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
-			      void *ctx);
+			      diff_figure_fn fn, void *ctx);
 
 /* Calls fn for each figure of a chain, with A's and B's, in the reports' order. */
 void diff_foreach_chain_figure(const struct site_figures *a, const struct site_figures *b,
-			       void (*fn)(void *ctx, const char *name, uint64_t a, uint64_t b),
-			       void *ctx);
+			       diff_figure_fn fn, void *ctx);
 
 /*
  * A chain's frames innermost first, as memsup report lists them, one a

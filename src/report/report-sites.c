@@ -38,6 +38,12 @@ site_metric_title(enum site_metric m)
 	return metric_titles[m];
 }
 
+const char *
+site_metric_name(enum site_metric m)
+{
+	return metric_names[m];
+}
+
 bool
 site_metric_parse(const char *name, enum site_metric *m)
 {

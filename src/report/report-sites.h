@@ -40,7 +40,9 @@ extern const enum site_metric site_rankings[SITE_RANKINGS];
 
 /* What a ranking by m is called: "bytes live at the peak", "leaked bytes"... */
 const char *site_metric_title(enum site_metric m);
-/* "peak", "leaked", "allocated", "count", "temporary"; false for others. */
+/* What --metric calls m: "peak", "leaked", "allocated", "count", "temporary". */
+const char *site_metric_name(enum site_metric m);
+/* The metric --metric=name asks for; false for other names. */
 bool site_metric_parse(const char *name, enum site_metric *m);
 void site_figures_of(const struct heap_model *h, uint32_t site, struct site_figures *f);
 /* The figure of f that metric m reads. */
