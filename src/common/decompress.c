@@ -263,6 +263,20 @@ decompress_read(struct decompress *d, void *buf, size_t len)
 	return done;
 }
 
+const unsigned char *
+decompress_peek(const struct decompress *d, size_t *len)
+{
+	*len = d->out_have;
+	return d->out_next;
+}
+
+void
+decompress_skip(struct decompress *d, size_t n)
+{
+	d->out_next += n;
+	d->out_have -= n;
+}
+
 bool
 decompress_raw(const struct decompress *d)
 {

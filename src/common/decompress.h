@@ -36,6 +36,14 @@ struct decompress *decompress_open(int fd);
  */
 size_t decompress_read(struct decompress *d, void *buf, size_t len);
 /*
+ * The bytes decoded and not read yet, in place: *len of them (0 when
+ * none is at hand: decompress_read decodes more), valid until the next
+ * call on d.  decompress_skip(d, n) reads n <= *len of them, without
+ * the copy decompress_read makes.
+ */
+const unsigned char *decompress_peek(const struct decompress *d, size_t *len);
+void decompress_skip(struct decompress *d, size_t n);
+/*
  * Whether the file, once read from, is in no container: its bytes
  * unchecked.
  */
