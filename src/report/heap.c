@@ -76,6 +76,7 @@ void
 heap_init(struct heap_model *h)
 {
 	u64map_init(&h->running);
+	h->last_process = NULL;
 	h->procs = NULL;
 	h->nprocs = 0;
 	h->procs_cap = 0;
@@ -84,6 +85,8 @@ heap_init(struct heap_model *h)
 	h->nsites = 0;
 	h->peak_version = 0;
 	u64map_init(&h->last_alloc);
+	h->last_thread = NULL;
+	h->last_thread_mask = 0;
 	h->regions = (struct region_table){ 0 };
 }
 
@@ -122,6 +125,7 @@ process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
 	h->procs = xgrow(h->procs, &h->procs_cap, h->nprocs + 1, sizeof(*h->procs));
 	h->procs[h->nprocs++] = p;
 	u64map_put(&h->running, pid, (uintptr_t)p);
+	h->last_process = NULL;
 	return p;
 }
 
@@ -133,13 +137,19 @@ process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
 static struct heap_process *
 process_of(struct heap_model *h, uint32_t pid, bool first_is_call)
 {
-	struct u64map_slot *s = u64map_find(&h->running, pid);
-	struct heap_process *p;
+	struct u64map_slot *s;
+	struct heap_process *p = h->last_process;
 
-	if (s)
-		return (struct heap_process *)(uintptr_t)s->value;
-	p = process_new(h, pid, 0);
-	p->untraced = first_is_call;
+	if (p && p->pid == pid)
+		return p;
+	s = u64map_find(&h->running, pid);
+	if (s) {
+		p = (struct heap_process *)(uintptr_t)s->value;
+	} else {
+		p = process_new(h, pid, 0);
+		p->untraced = first_is_call;
+	}
+	h->last_process = p;
 	return p;
 }
 
@@ -220,6 +230,25 @@ block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr,
 	return true;
 }
 
+/* Thread tid's entry in last_alloc, made if new: see struct heap_model. */
+static struct u64map_slot *
+thread_slot(struct heap_model *h, uint32_t tid)
+{
+	struct u64map_slot *s = h->last_thread;
+
+	/* A table that grew has moved its slots; none is ever removed. */
+	if (s && h->last_thread_mask == h->last_alloc.mask && s->key == tid)
+		return s;
+	s = u64map_find(&h->last_alloc, tid);
+	if (!s) {
+		u64map_put(&h->last_alloc, tid, 0);
+		s = u64map_find(&h->last_alloc, tid);
+	}
+	h->last_thread = s;
+	h->last_thread_mask = h->last_alloc.mask;
+	return s;
+}
+
 /*
  * A block freed by the thread that allocated it last, before that thread
  * allocated or freed anything else, was temporary (heaptrack's rule, per
@@ -230,7 +259,7 @@ static void
 note_allocated(struct heap_model *h, uint32_t tid, uint64_t ptr)
 {
 	if (tid && ptr)
-		u64map_put(&h->last_alloc, tid, ptr);
+		thread_slot(h, tid)->value = ptr;
 }
 
 /* known: ptr was a live block, whose value is value. */
@@ -238,14 +267,18 @@ static void
 note_freed(struct heap_model *h, struct heap_process *p, uint32_t tid, uint64_t ptr,
 	   bool known, uint64_t value)
 {
-	struct u64map_slot *last = tid ? u64map_find(&h->last_alloc, tid) : NULL;
+	struct u64map_slot *last;
 	bool freed_last;
 
 	/* An unknown free is no free of a block: it changes nothing. */
-	if (!last || !known)
+	if (!tid || !known)
 		return;
+	last = thread_slot(h, tid);
+	if (!last->value)
+		return;
+	/* A known block's address is never 0, which stands for none. */
 	freed_last = last->value == ptr;
-	u64map_remove(&h->last_alloc, tid, NULL);
+	last->value = 0;
 	if (!freed_last || (value & HEAP_INHERITED))
 		return;
 	p->stats.temporary++;
@@ -364,6 +397,7 @@ apply_exit(struct heap_model *h, const struct record *r)
 	release_blocks(h, p, true);
 	regions_close(&h->regions, &p->regions);
 	u64map_remove(&h->running, p->pid, NULL);
+	h->last_process = NULL;
 }
 
 static void

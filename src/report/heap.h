@@ -70,14 +70,26 @@ struct heap_site {
 
 struct heap_model {
 	struct u64map running;		/* pid -> struct heap_process * */
+	/*
+	 * The process of the last call, while no other record came: calls
+	 * come in runs of one process, which then need no lookup.
+	 */
+	struct heap_process *last_process;
 	struct heap_process **procs;	/* every process, in order of appearance */
 	size_t nprocs, procs_cap;
 	struct heap_stats tree;		/* counts summed; peak of the summed live heap */
 	struct heap_site *sites;	/* by site; site 0 is "no stack" */
 	size_t nsites;
 	uint64_t peak_version;		/* how many times the tree peaked */
-	/* tid -> its last block, until it allocates again or frees it */
+	/*
+	 * tid -> its last block, until it allocates again or frees it (0:
+	 * none).  A thread's entry stays: so the slot of the last call's
+	 * thread stays valid until the table grows, and the calls of a run
+	 * of one thread take it without a lookup.
+	 */
 	struct u64map last_alloc;
+	struct u64map_slot *last_thread;
+	size_t last_thread_mask;	/* last_alloc's then: it grew if not */
 	struct region_table regions;
 };
 

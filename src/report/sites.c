@@ -72,10 +72,15 @@ site_of_stack(struct sites *s, const struct address_space *as, uint32_t stack_id
 static uint32_t
 site_of_call(struct sites *s, const struct record *r)
 {
-	struct address_space *as = address_spaces_get(&s->spaces, r->pid);
+	struct address_space *as = s->last_space;
 	uint32_t stack_id = r->call.stack_id, site;
 	struct site_memo *memo = stack_id < s->memo_cap ? &s->memo[stack_id] : NULL;
 
+	if (!as || s->last_pid != r->pid) {
+		as = address_spaces_get(&s->spaces, r->pid);
+		s->last_space = as;
+		s->last_pid = r->pid;
+	}
 	if (memo && memo->generation == as->generation)
 		return memo->site;
 	site = site_of_stack(s, as, stack_id);
@@ -113,17 +118,19 @@ sites_apply(struct sites *s, struct record *r)
 			r->call.site = 0;
 		return;
 	}
-	address_spaces_apply(&s->spaces, r);
 	switch (r->type) {
+	case REC_CALL:
+		r->call.site = r->call.stack_id ? site_of_call(s, r) : 0;
+		break;
 	case REC_STACK:
 		id = stack_table_intern(&s->stacks, r->stack.frames, r->stack.nframes, &added);
 		u64map_put(&s->stack_ids, r->stack.id, id);
 		memo_forget(s, r->stack.id);
 		break;
-	case REC_CALL:
-		r->call.site = r->call.stack_id ? site_of_call(s, r) : 0;
-		break;
 	default:
+		/* A space may be made, changed or dropped. */
+		address_spaces_apply(&s->spaces, r);
+		s->last_space = NULL;
 		break;
 	}
 }

@@ -22,6 +22,12 @@ struct sites {
 	struct stack_table resolved;	/* sites: frames as (module, offset) */
 	struct u64map site_of;		/* stack id << 32 | space generation -> site */
 	/*
+	 * The address space of the last call's process, while only calls
+	 * and stacks came after it, which change no space.
+	 */
+	struct address_space *last_space;
+	uint32_t last_pid;
+	/*
 	 * By the capture's stack id, when ids are dense (the supervisor's
 	 * are): site_of's last answer and the generation it holds for, so
 	 * that a call's site is one array read, not two lookups in tables
