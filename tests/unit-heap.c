@@ -540,6 +540,26 @@ test_fork(void)
 	heap_free(&h);
 }
 
+/*
+ * A FORK whose child has the forking pid (a damaged capture): the calls
+ * after it are the new process's, as the last record's process was the
+ * forking one.
+ */
+static void
+test_fork_of_itself(void)
+{
+	struct heap_model h;
+
+	heap_init(&h);
+	do_malloc(&h, 1, 20, 0x100, 10);
+	do_fork(&h, 2, 20, 20);
+	do_malloc(&h, 3, 20, 0x200, 7);
+	tap_ok(h.nprocs == 2 && h.procs[0]->stats.allocs == 1 &&
+	       h.procs[1]->stats.allocs == 1 && h.procs[1]->stats.bytes_allocated == 7,
+	       "a process forking its own pid: its calls go to the new process");
+	heap_free(&h);
+}
+
 static void
 test_exec(void)
 {
@@ -811,7 +831,7 @@ test_regions(void)
 int
 main(void)
 {
-	tap_plan(78);
+	tap_plan(79);
 	test_malloc_free();
 	test_alloc_calls();
 	test_realloc();
@@ -819,6 +839,7 @@ main(void)
 	test_internal_frees();
 	test_peak();
 	test_fork();
+	test_fork_of_itself();
 	test_exec();
 	test_tree_peak();
 	test_temporary();

@@ -41,18 +41,23 @@ block_site(uint64_t value)
 	return (uint32_t)((value & ~HEAP_INHERITED) >> HEAP_SIZE_BITS);
 }
 
+/* Every site below nsites has an entry, zero until it is used. */
 static struct heap_site *
+site_new(struct heap_model *h, uint32_t site)
+{
+	size_t n = h->nsites;
+
+	h->sites = xgrow(h->sites, &n, (size_t)site + 1, sizeof(*h->sites));
+	memset(h->sites + h->nsites, 0, (n - h->nsites) * sizeof(*h->sites));
+	h->nsites = n;
+	return &h->sites[site];
+}
+
+/* Inline where the site is known, as nearly every call's is. */
+static inline struct heap_site *
 site_of(struct heap_model *h, uint32_t site)
 {
-	/* Every site below nsites has an entry, zero until it is used. */
-	if (site >= h->nsites) {
-		size_t n = h->nsites;
-
-		h->sites = xgrow(h->sites, &n, (size_t)site + 1, sizeof(*h->sites));
-		memset(h->sites + h->nsites, 0, (n - h->nsites) * sizeof(*h->sites));
-		h->nsites = n;
-	}
-	return &h->sites[site];
+	return site < h->nsites ? &h->sites[site] : site_new(h, site);
 }
 
 /*
@@ -86,7 +91,6 @@ heap_init(struct heap_model *h)
 	h->peak_version = 0;
 	u64map_init(&h->last_alloc);
 	h->last_thread = NULL;
-	h->last_thread_mask = 0;
 	h->regions = (struct region_table){ 0 };
 }
 
@@ -153,6 +157,43 @@ process_of(struct heap_model *h, uint32_t pid, bool first_is_call)
 	return p;
 }
 
+/* Every live block of p in its table, for what reads the whole of it. */
+static void
+live_settle(struct heap_process *p)
+{
+	if (p->pending_ptr) {
+		u64map_put(&p->live, p->pending_ptr, p->pending_value);
+		p->pending_ptr = 0;
+	}
+}
+
+/* A new block, not live before: the pending one goes to the table. */
+static void
+live_add(struct heap_process *p, uint64_t ptr, uint64_t value)
+{
+	live_settle(p);
+	p->pending_ptr = ptr;
+	p->pending_value = value;
+}
+
+/* Whether ptr is live; if so, it no longer is, and *value was its. */
+static bool
+live_take(struct heap_process *p, uint64_t ptr, uint64_t *value)
+{
+	if (ptr && ptr == p->pending_ptr) {
+		*value = p->pending_value;
+		p->pending_ptr = 0;
+		return true;
+	}
+	return p->live.count && u64map_remove(&p->live, ptr, value);
+}
+
+static bool
+live_has(const struct heap_process *p, uint64_t ptr)
+{
+	return (ptr && ptr == p->pending_ptr) || u64map_find(&p->live, ptr);
+}
+
 static void
 note_peak(struct heap_stats *st, uint64_t time_ns)
 {
@@ -184,10 +225,10 @@ block_allocated(struct heap_model *h, struct heap_process *p,
 	unsigned int class = heap_size_class(size);
 
 	/* An address handed out twice means its free was not seen. */
-	if (u64map_remove(&p->live, ptr, &old) && !(old & HEAP_INHERITED))
+	if (live_take(p, ptr, &old) && !(old & HEAP_INHERITED))
 		block_gone(h, p, old);
 	size = block_size(block_value(size, site));
-	u64map_put(&p->live, ptr, block_value(size, site));
+	live_add(p, ptr, block_value(size, site));
 	site_live_add(h, site, (int64_t)size);
 	st = site_of(h, site);
 	st->allocs++;
@@ -218,7 +259,7 @@ static bool
 block_freed(struct heap_model *h, struct heap_process *p, uint64_t ptr,
 	    uint64_t *value)
 {
-	if (!u64map_remove(&p->live, ptr, value)) {
+	if (!live_take(p, ptr, value)) {
 		p->stats.unknown_frees++;
 		h->tree.unknown_frees++;
 		return false;
@@ -236,8 +277,7 @@ thread_slot(struct heap_model *h, uint32_t tid)
 {
 	struct u64map_slot *s = h->last_thread;
 
-	/* A table that grew has moved its slots; none is ever removed. */
-	if (s && h->last_thread_mask == h->last_alloc.mask && s->key == tid)
+	if (s && s->key == tid)
 		return s;
 	s = u64map_find(&h->last_alloc, tid);
 	if (!s) {
@@ -245,7 +285,6 @@ thread_slot(struct heap_model *h, uint32_t tid)
 		s = u64map_find(&h->last_alloc, tid);
 	}
 	h->last_thread = s;
-	h->last_thread_mask = h->last_alloc.mask;
 	return s;
 }
 
@@ -306,7 +345,7 @@ apply_call(struct heap_model *h, const struct record *r)
 		 * The C library's own free of an address not live is its
 		 * business, not the program's: counted nowhere.
 		 */
-		if ((r->call.flags & CALL_INTERNAL) && !u64map_find(&p->live, ptr))
+		if ((r->call.flags & CALL_INTERNAL) && !live_has(p, ptr))
 			return;
 		known = block_freed(h, p, ptr, &value);
 		note_freed(h, p, r->tid, ptr, known, value);
@@ -342,6 +381,7 @@ release_blocks(struct heap_model *h, struct heap_process *p, bool leaked)
 {
 	struct u64map_slot *s;
 
+	live_settle(p);
 	u64map_foreach(&p->live, s) {
 		if (s->value & HEAP_INHERITED)
 			continue;
@@ -365,6 +405,7 @@ apply_fork(struct heap_model *h, const struct record *r)
 
 	if (parent->image)
 		child->image = xstrdup(parent->image);
+	live_settle(parent);
 	u64map_foreach(&parent->live, s)
 		u64map_put(&child->live, s->key, s->value | HEAP_INHERITED);
 	regions_inherit(&child->regions, &parent->regions);

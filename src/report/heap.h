@@ -52,6 +52,12 @@ struct heap_process {
 	/* address -> requested size and site, with HEAP_INHERITED for blocks
 	 * copied from the parent at fork (heap.c packs them) */
 	struct u64map live;
+	/*
+	 * Its last block, live but not in live yet (address 0: none): most
+	 * blocks are freed before their process allocates again, and then
+	 * never go through the table.
+	 */
+	uint64_t pending_ptr, pending_value;
 	struct heap_stats stats;
 	struct open_regions regions;
 };
@@ -83,13 +89,12 @@ struct heap_model {
 	uint64_t peak_version;		/* how many times the tree peaked */
 	/*
 	 * tid -> its last block, until it allocates again or frees it (0:
-	 * none).  A thread's entry stays: so the slot of the last call's
-	 * thread stays valid until the table grows, and the calls of a run
-	 * of one thread take it without a lookup.
+	 * none).  A thread's entry stays, and only the lookup that keeps
+	 * last_thread adds one: so the slot of the last call's thread stays
+	 * valid, and the calls of a run of one thread need no lookup.
 	 */
 	struct u64map last_alloc;
 	struct u64map_slot *last_thread;
-	size_t last_thread_mask;	/* last_alloc's then: it grew if not */
 	struct region_table regions;
 };
 
