@@ -77,8 +77,8 @@ struct heap_site {
 struct heap_model {
 	struct u64map running;		/* pid -> struct heap_process * */
 	/*
-	 * The process of the last call, while no other record came: calls
-	 * come in runs of one process, which then need no lookup.
+	 * The process last looked up, until a process starts or exits:
+	 * calls come in runs of one process, which then need no lookup.
 	 */
 	struct heap_process *last_process;
 	struct heap_process **procs;	/* every process, in order of appearance */
