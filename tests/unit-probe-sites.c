@@ -3,7 +3,7 @@
  * Unit tests for the probe-site chooser, on hand-assembled functions: each
  * rule that keeps a probe at +0, each instruction the kernel emulates, and
  * the shapes of the allocators memsup meets (glibc's free, libstdc++'s
- * operator new and delete).
+ * operator new and delete); and which functions only jump on, and where.
  */
 #include "config.h"
 #include "probe-sites.h"
@@ -122,6 +122,49 @@ static const struct site_case {
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
+/* Functions loaded at 0x1000, and whether and where each only jumps on. */
+static const struct jump_case {
+	const char *what;
+	uint8_t code[16];
+	size_t size;
+	int want;
+	struct probe_jump jump;
+} jumps[] = {
+	{ "operator delete: endbr64; jmp rel32",
+	  { ENDBR64, 0xe9, 0x10, 0x00, 0x00, 0x00 }, 9, 1, { 4, false, 0x1019 } },
+	{ "a jmp rel8, without endbr64",
+	  { 0xeb, 0xfe }, 2, 1, { 0, false, 0x1000 } },
+	{ "a jmp through a GOT slot: the slot",
+	  { 0xff, 0x25, 0x00, 0x01, 0x00, 0x00 }, 6, 1, { 0, true, 0x1106 } },
+	{ "a PLT stub of .plt.sec: endbr64; bnd jmp *slot(%rip)",
+	  { ENDBR64, 0xf2, 0xff, 0x25, 0x00, 0x01, 0x00, 0x00 }, 11, 1, { 4, true, 0x110b } },
+	{ "a jmp through a register is not",
+	  { ENDBR64, 0xff, 0xe0 }, 6, 0, { 0 } },
+	{ "a jmp through memory not RIP-relative is not",
+	  { 0xff, 0x24, 0x25, 0x00, 0x10, 0x00, 0x00 }, 7, 0, { 0 } },
+	{ "an instruction before the jmp",
+	  { ENDBR64, 0x48, 0x89, 0xd6, 0xe9, 0x00, 0x00, 0x00, 0x00 }, 12, 0, { 0 } },
+	{ "a jmp cut short by the symbol's end",
+	  { ENDBR64, 0xe9, 0x00, 0x00, 0x00, 0x00 }, 8, 0, { 0 } },
+};
+
+#define N_JUMPS (sizeof(jumps) / sizeof(jumps[0]))
+
+static void
+check_jump(const struct jump_case *c)
+{
+	struct probe_jump j = { 0 };
+	int got = probe_site_jump(c->code, c->size, 0x1000, &j);
+	bool exact = got == c->want && (!got || (j.at == c->jump.at &&
+						 j.through_slot == c->jump.through_slot &&
+						 j.to == c->jump.to));
+
+	tap_ok(exact, "jump: %s", c->what);
+	if (!exact)
+		tap_diag("got %d: +%u, slot %d, to 0x%llx", got, j.at, j.through_slot,
+			 (unsigned long long)j.to);
+}
+
 static void
 check_case(const struct site_case *c)
 {
@@ -147,9 +190,11 @@ main(void)
 	char text[64];
 	size_t i;
 
-	tap_plan(N_CASES + 4);
+	tap_plan(N_CASES + N_JUMPS + 4);
 	for (i = 0; i < N_CASES; i++)
 		check_case(&cases[i]);
+	for (i = 0; i < N_JUMPS; i++)
+		check_jump(&jumps[i]);
 	tap_eq_i64(probe_site_emulated(jz, sizeof(jz)), 1, "a Jcc is emulated");
 	tap_eq_i64(probe_site_emulated(push66, sizeof(push66)), 0,
 		   "a push with 0x66 is single-stepped");

@@ -24,6 +24,12 @@ probe_site_emulated(const uint8_t *code, size_t size)
 	return -ENOTSUP;
 }
 
+int
+probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_jump *out)
+{
+	return -ENOTSUP;
+}
+
 /* The bytes, as far as an instruction can reach. */
 void
 probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr, char *buf,

@@ -266,6 +266,38 @@ probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
 		s->offset = 0;
 }
 
+int
+probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_jump *j)
+{
+	const ZydisDecodedOperand *o;
+	struct insn in;
+	ZyanU64 to;
+	size_t at = 0;
+
+	if (!decode(code, size, &in))
+		return 0;
+	if (in.i.mnemonic == ZYDIS_MNEMONIC_ENDBR64) {
+		at = in.i.length;
+		if (!decode(code + at, size - at, &in))
+			return 0;
+	}
+	if (in.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return 0;
+	o = &in.op[0];
+	if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative)
+		j->through_slot = false;
+	else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP &&
+		 o->mem.index == ZYDIS_REGISTER_NONE && o->mem.segment == ZYDIS_REGISTER_DS)
+		j->through_slot = true;
+	else
+		return 0;
+	if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in.i, o, vaddr + at, &to)))
+		return 0;
+	j->at = (uint32_t)at;
+	j->to = to;
+	return 1;
+}
+
 void
 probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr, char *buf,
 		  size_t len)

@@ -15,6 +15,7 @@
 #ifndef MEMSUP_PROBE_SITES_H
 #define MEMSUP_PROBE_SITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,22 @@ void probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
  * 1 or 0; -ENOTSUP when this build cannot tell.
  */
 int probe_site_emulated(const uint8_t *code, size_t size);
+
+/* Where a function that only jumps on goes. */
+struct probe_jump {
+	uint32_t at;		/* the jmp's offset in the function */
+	bool through_slot;	/* jmp *slot(%rip): to is the slot's address */
+	uint64_t to;		/* the address jumped to, or the slot's */
+};
+
+/*
+ * Whether the size bytes at code, loaded at vaddr, begin with nothing but
+ * a jump, after an optional endbr64: a jmp rel8 or rel32, or a jmp through
+ * a pointer at a RIP-relative address (a GOT slot).  What follows the jmp
+ * never runs after it.  1 or 0; -ENOTSUP when this build cannot tell.
+ */
+int probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr,
+		    struct probe_jump *out);
 
 /* The instruction at code, loaded at vaddr, in AT&T syntax. */
 void probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr,
