@@ -221,6 +221,54 @@ elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start, uint64_t offs
 	return false;
 }
 
+/* The symbol that relocation r of the section with header sh names. */
+static const char *
+rela_symbol(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
+{
+	Elf_Scn *scn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *syms;
+	GElf_Sym sym;
+
+	if (!scn || !gelf_getshdr(scn, &symsh) || !(syms = elf_getdata(scn, NULL)) ||
+	    !gelf_getsym(syms, (int)GELF_R_SYM(r->r_info), &sym))
+		return NULL;
+	return elf_strptr(elf, symsh.sh_link, sym.st_name);
+}
+
+const char *
+elf_got_slot_symbol(Elf *elf, uint64_t slot)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA ||
+		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		/* The data read, not the header's claim, bounds the loop. */
+		n = data->d_size / shdr.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+			uint64_t type;
+
+			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
+				continue;
+			type = GELF_R_TYPE(r.r_info);
+			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+				return NULL;
+			return rela_symbol(elf, &shdr, &r);
+		}
+	}
+	return NULL;
+}
+
 /*
  * A SystemTap SDT note (sys/sdt.h): type 3, owner "stapsdt", and three
  * addresses (the probe, .stapsdt.base, the semaphore) before the

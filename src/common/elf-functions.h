@@ -49,6 +49,13 @@ bool elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start,
 /* The section called name, its header in *sh; NULL when there is none. */
 Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);
 
+/*
+ * The name of the symbol whose address the dynamic linker writes into the
+ * GOT slot at address slot of an x86-64 file (its R_X86_64_JUMP_SLOT or
+ * R_X86_64_GLOB_DAT relocation), or NULL when no such relocation names one.
+ */
+const char *elf_got_slot_symbol(Elf *elf, uint64_t slot);
+
 /* Whether the file has a USDT probe (sys/sdt.h) of provider. */
 bool elf_has_usdt_provider(Elf *elf, const char *provider);
 
