@@ -35,7 +35,7 @@ usage(void)
 	      "                     FILE\n"
 	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
 	      "                   [--debug-dir=DIR] [--strict] A B\n"
-	      "       memsup probes [--probe-sites=auto|entry] FILE...\n"
+	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -110,6 +110,11 @@ usage(void)
 	      "                     emulates, where that sees what the entry\n"
 	      "                     sees (auto, the default), or at its entry\n"
 	      "                     (entry); memsup probes FILE lists them\n"
+	      "      --probe-forwarders\n"
+	      "                     probe every allocator function, also one\n"
+	      "                     whose code only jumps to another that records\n"
+	      "                     the same call (operator delete to free); by\n"
+	      "                     default only that other one is probed\n"
 	      "      --symbolize=capture|report|none\n"
 	      "                     name every frame of the capture when the run\n"
 	      "                     ends, from the files then, into the capture\n"
@@ -456,7 +461,10 @@ take_option(int c, const char *arg, struct run_options *o,
 		}
 		break;
 	case 'i':
-		return probe_sites_parse(arg, &o->probe_sites);
+		return probe_sites_parse(arg, &o->probe_plan.sites);
+	case 'W':
+		o->probe_plan.forwarders = true;
+		break;
 	case 'Y':
 		if (!parse_keyword("--symbolize", arg, symbolize_modes, &v))
 			return false;
@@ -509,6 +517,7 @@ parse_options(int argc, char **argv, struct run_options *o,
 		{ "traps", no_argument, NULL, 'X' },
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
+		{ "probe-forwarders", no_argument, NULL, 'W' },
 		{ "symbolize", required_argument, NULL, 'Y' },
 		{ "compress-level", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },

@@ -62,20 +62,51 @@ verdict(const struct probe_call *c, const uint8_t *code, size_t n, char *buf, si
 	snprintf(buf, len, "%s%s%s", kinds[emulated < 0 ? 0 : emulated + 1], *why ? "; kept at +0: " : "", why);
 }
 
-/* In the file's order. */
+/* A line of the listing: a probed function or a forwarder left unprobed. */
+struct listed {
+	uint64_t entry;		/* in the file: the listing's order */
+	const struct probe_call *call;
+	const struct probe_forwarder *forwarder;
+};
+
 static int
 by_entry(const void *a, const void *b)
 {
-	const struct probe_call *ca = a, *cb = b;
+	const struct listed *la = a, *lb = b;
 
-	return ca->entry < cb->entry ? -1 : ca->entry > cb->entry;
+	return la->entry < lb->entry ? -1 : la->entry > lb->entry;
+}
+
+static void
+print_call(int fd, const char *path, const struct probe_call *c)
+{
+	char insn[96], what[256];
+	uint8_t code[15];
+	ssize_t n = pread(fd, code, sizeof(code), (off_t)c->offset);
+
+	probe_site_format(code, n > 0 ? (size_t)n : 0, c->vaddr + c->site.offset,
+			  insn, sizeof(insn));
+	verdict(c, code, n > 0 ? (size_t)n : 0, what, sizeof(what));
+	printf("%s\t%s\t+%u\t%s\t%s\n", path, c->name, c->site.offset, insn, what);
+}
+
+static void
+print_forwarder(int fd, const char *path, const struct probe_forwarder *w)
+{
+	char insn[96];
+	uint8_t code[15];
+	ssize_t n = pread(fd, code, sizeof(code), (off_t)(w->entry + w->jump));
+
+	probe_site_format(code, n > 0 ? (size_t)n : 0, w->vaddr + w->jump, insn, sizeof(insn));
+	printf("%s\t%s\t-\t%s\tforwards to %s: not probed\n", path, w->name, insn, w->to);
 }
 
 static int
-list_file(const char *path, enum probe_sites sites)
+list_file(const char *path, const struct probe_plan *plan)
 {
 	struct probe_target t = { 0 };
-	size_t i;
+	struct listed *lines;
+	size_t i, n = 0;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -83,25 +114,26 @@ list_file(const char *path, enum probe_sites sites)
 		error_msg("%s: %s", path, strerror(errno));
 		return -errno;
 	}
-	err = probe_target_read(fd, sites, &t);
+	err = probe_target_read(fd, plan, &t);
 	if (err) {
 		error_msg("%s: %s", path, err == -ENOEXEC ? "not a 64-bit ELF file" : strerror(-err));
 		close(fd);
 		return err;
 	}
-	if (t.ncalls)	/* qsort may not be given NULL */
-		qsort(t.calls, t.ncalls, sizeof(*t.calls), by_entry);
-	for (i = 0; i < t.ncalls; i++) {
-		const struct probe_call *c = &t.calls[i];
-		char insn[96], what[256];
-		uint8_t code[15];
-		ssize_t n = pread(fd, code, sizeof(code), (off_t)c->offset);
-
-		probe_site_format(code, n > 0 ? (size_t)n : 0, c->vaddr + c->site.offset,
-				  insn, sizeof(insn));
-		verdict(c, code, n > 0 ? (size_t)n : 0, what, sizeof(what));
-		printf("%s\t%s\t+%u\t%s\t%s\n", path, c->name, c->site.offset, insn, what);
+	lines = xcalloc(t.ncalls + t.nforwarders + 1, sizeof(*lines));
+	for (i = 0; i < t.ncalls; i++)
+		lines[n++] = (struct listed){ .entry = t.calls[i].entry, .call = &t.calls[i] };
+	for (i = 0; i < t.nforwarders; i++)
+		lines[n++] = (struct listed){ .entry = t.forwarders[i].entry,
+					      .forwarder = &t.forwarders[i] };
+	qsort(lines, n, sizeof(*lines), by_entry);
+	for (i = 0; i < n; i++) {
+		if (lines[i].call)
+			print_call(fd, path, lines[i].call);
+		else
+			print_forwarder(fd, path, lines[i].forwarder);
 	}
+	free(lines);
 	probe_target_free(&t);
 	close(fd);
 	return 0;
@@ -110,12 +142,14 @@ list_file(const char *path, enum probe_sites sites)
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup probes [--probe-sites=auto|entry] FILE...\n"
+	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
 	      "\n"
 	      "For each allocator function of each ELF FILE: the file, the symbol,\n"
 	      "the probe's offset in the function, the instruction there, and\n"
 	      "whether the kernel emulates it or single-steps it, with why the\n"
-	      "probe stays at +0.\n", out);
+	      "probe stays at +0; or, for a function that only jumps to another\n"
+	      "that records the same call, '-', its jmp, and the functions it\n"
+	      "reaches, which record its calls.\n", out);
 }
 
 int
@@ -123,17 +157,21 @@ probe_list_main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "probe-sites", required_argument, NULL, 's' },
+		{ "probe-forwarders", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum probe_sites sites = PROBE_SITES_AUTO;
+	struct probe_plan plan = { .sites = PROBE_SITES_AUTO };
 	int c, status = 0;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (!probe_sites_parse(optarg, &sites))
+			if (!probe_sites_parse(optarg, &plan.sites))
 				return MS_EXIT_FAILURE;
+			break;
+		case 'w':
+			plan.forwarders = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -148,11 +186,11 @@ probe_list_main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
-	if (!probe_sites_decoder && sites == PROBE_SITES_AUTO)
+	if (!probe_sites_decoder && plan.sites == PROBE_SITES_AUTO)
 		fputs("memsup: note: built without an x86 decoder (Zydis): every probe "
 		      "stays at its function's entry\n", stderr);
 	for (; optind < argc; optind++)
-		if (list_file(argv[optind], sites))
+		if (list_file(argv[optind], &plan))
 			status = MS_EXIT_FAILURE;
 	return status;
 }

@@ -22,16 +22,31 @@ struct found_function {
 	uint64_t shape;
 	size_t rank;		/* among names of one address, the lowest wins */
 	const char *name;	/* in the ELF file's string table */
+	/* Where it lies in the file, once fill_target has looked. */
+	bool located;		/* inside its segment and the file */
+	uint64_t offset;	/* its file offset */
+	uint64_t room;		/* the file's bytes from there to its segment's end */
+};
+
+/* Every allocator name, aliases included, to find a jump's target by. */
+struct allocator_symbol {
+	const char *name;
+	uint64_t vaddr;
 };
 
 struct elf_scan {
 	bool dynamic;			/* has PT_INTERP */
 	struct found_function *found;
 	size_t nfound, found_cap;
+	struct allocator_symbol *names;
+	size_t nnames, names_cap;
 	uint64_t *starts;		/* of every function symbol */
 	size_t nstarts, starts_cap;
 	GElf_Phdr *loads;
 	size_t nloads;
+	Elf *elf;
+	const uint8_t *image;		/* the file's bytes, or NULL */
+	uint64_t file_size;		/* how many of them can be read */
 };
 
 /* Keeps one name per address: .symtab and .dynsym repeat each other. */
@@ -68,8 +83,12 @@ on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 	scan->starts = xgrow(scan->starts, &scan->starts_cap, scan->nstarts + 1,
 			     sizeof(*scan->starts));
 	scan->starts[scan->nstarts++] = vaddr;
-	if ((f.shape = allocator_function(name, &f.rank)))
-		found(scan, &f);
+	if (!(f.shape = allocator_function(name, &f.rank)))
+		return;
+	found(scan, &f);
+	scan->names = xgrow(scan->names, &scan->names_cap, scan->nnames + 1,
+			    sizeof(*scan->names));
+	scan->names[scan->nnames++] = (struct allocator_symbol){ name, vaddr };
 }
 
 static int
@@ -174,58 +193,213 @@ place_probe(const struct elf_scan *scan, const struct found_function *f,
 }
 
 static void
-fill_target(struct probe_target *t, const struct elf_scan *scan, Elf *elf,
-	    enum probe_sites sites, uint64_t file_size)
+locate(const struct elf_scan *scan, struct found_function *f)
 {
-	size_t i, image_size = 0;
-	const uint8_t *image = (const uint8_t *)elf_rawfile(elf, &image_size);
+	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
 
-	if (image_size < file_size)
-		file_size = image_size;
+	f->located = p && file_offset(p, f->vaddr, scan->file_size, &f->offset, &f->room);
+}
+
+static struct found_function *
+found_at(const struct elf_scan *scan, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < scan->nfound; i++)
+		if (scan->found[i].vaddr == vaddr)
+			return &scan->found[i];
+	return NULL;
+}
+
+static struct found_function *
+found_named(const struct elf_scan *scan, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < scan->nnames; i++)
+		if (!strcmp(scan->names[i].name, name))
+			return found_at(scan, scan->names[i].vaddr);
+	return NULL;
+}
+
+/*
+ * Whether two shapes record a call alike.  Only free's own callers
+ * (MS_SHAPE_OWN_CALLERS) differ: a call forwarded to it comes from the
+ * forwarder's caller, as a call of free's own would.
+ */
+static bool
+same_record(uint64_t a, uint64_t b)
+{
+	uint64_t own = MS_SHAPE(0, 0, 0, 0, MS_SHAPE_OWN_CALLERS);
+
+	return (a & ~own) == (b & ~own);
+}
+
+/* The jmp of a function that only jumps on, at vaddr, size bytes long. */
+static bool
+jump_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, struct probe_jump *j)
+{
+	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, vaddr);
+	uint64_t offset, room;
+
+	if (!scan->image || !size || !p ||
+	    !file_offset(p, vaddr, scan->file_size, &offset, &room))
+		return false;
+	return probe_site_jump(scan->image + offset, size < room ? size : room, vaddr, j) == 1;
+}
+
+/* The longest PLT stub: endbr64, then bnd jmp *slot(%rip). */
+#define PLT_STUB_MAX 11
+
+/*
+ * One step of a forwarder: f only jumps to an allocator function, of this
+ * file (*next), or named by the GOT slot it jumps through, directly or
+ * through a PLT stub (*name; *next too when this file defines it, which
+ * the dynamic linker binds unless another file interposes its own).
+ * *jump is the jmp's offset in f.
+ */
+static bool
+forward_step(const struct elf_scan *scan, const struct found_function *f,
+	     const struct found_function **next, const char **name, uint32_t *jump)
+{
+	struct probe_jump j;
+	size_t rank;
+
+	*next = NULL;
+	*name = NULL;
+	if (!f->located || !jump_at(scan, f->vaddr, f->size, &j))
+		return false;
+	*jump = j.at;
+	if (!j.through_slot) {
+		*next = found_at(scan, j.to);
+		if (*next)
+			return true;
+		if (!jump_at(scan, j.to, PLT_STUB_MAX, &j) || !j.through_slot)
+			return false;
+	}
+	*name = elf_got_slot_symbol(scan->elf, j.to);
+	if (!*name || !allocator_function(*name, &rank))
+		return false;
+	*next = found_named(scan, *name);
+	return true;
+}
+
+/*
+ * Whether f need not be probed: its jumps lead, each to a function of
+ * its shape, to one that is probed (one of this file that does not only
+ * jump on, or one bound by name), so that function records every call of
+ * f as f's probe would.  to gets the functions on the way.
+ */
+static bool
+forwards(const struct elf_scan *scan, const struct found_function *f, uint32_t *jump,
+	 char *to, size_t len)
+{
+	const struct found_function *at = f, *next;
+	const char *name;
+	uint32_t step_jump;
+	size_t steps, used = 0, rank;
+
+	for (steps = 0; steps <= scan->nfound; steps++) {
+		if (!forward_step(scan, at, &next, &name, at == f ? jump : &step_jump))
+			return at != f;
+		used += (size_t)snprintf(to + used, len - used, "%s%s", used ? " -> " : "",
+					 name ? name : next->name);
+		if (used >= len)
+			return false;
+		if (name && !same_record(allocator_function(name, &rank), f->shape))
+			return false;
+		if (!next)
+			return true;
+		if (!same_record(next->shape, f->shape) || !next->located)
+			return false;
+		at = next;
+	}
+	return false;	/* a loop */
+}
+
+static void
+add_forwarder(struct probe_target *t, const struct found_function *f, uint32_t jump,
+	      const char *to)
+{
+	struct probe_forwarder *w = &t->forwarders[t->nforwarders++];
+
+	w->entry = f->offset;
+	w->vaddr = f->vaddr;
+	w->jump = jump;
+	w->name = xstrdup(f->name);
+	w->to = xstrdup(to);
+}
+
+static void
+add_call(struct probe_target *t, const struct elf_scan *scan,
+	 const struct found_function *f, enum probe_sites sites)
+{
+	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
+	struct probe_call *c = &t->calls[t->ncalls++];
+
+	place_probe(scan, f, scan->image ? scan->image + f->offset : NULL, f->room, sites,
+		    &c->site);
+	c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
+	c->entry = f->offset;
+	c->vaddr = f->vaddr;
+	c->offset = f->offset + c->site.offset;
+	c->name = xstrdup(f->name);
+}
+
+static void
+fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < scan->nfound; i++)
+		locate(scan, &scan->found[i]);
 	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
+	t->forwarders = xcalloc(scan->nfound, sizeof(*t->forwarders));
 	for (i = 0; i < scan->nfound; i++) {
 		const struct found_function *f = &scan->found[i];
-		const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
-		struct probe_call *c = &t->calls[t->ncalls];
-		uint64_t offset, room;
+		uint32_t jump;
+		char to[256];
 
-		if (!p || !file_offset(p, f->vaddr, file_size, &offset, &room))
+		if (!f->located)
 			continue;
-		place_probe(scan, f, image ? image + offset : NULL, room, sites, &c->site);
-		c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
-		c->entry = offset;
-		c->vaddr = f->vaddr;
-		c->offset = offset + c->site.offset;
-		c->name = xstrdup(f->name);
-		t->ncalls++;
+		if (!plan->forwarders && forwards(scan, f, &jump, to, sizeof(to)))
+			add_forwarder(t, f, jump, to);
+		else
+			add_call(t, scan, f, plan->sites);
 	}
 }
 
 int
-probe_target_read(int fd, enum probe_sites sites, struct probe_target *t)
+probe_target_read(int fd, const struct probe_plan *plan, struct probe_target *t)
 {
 	struct elf_scan scan = { 0 };
 	struct stat st;
-	Elf *elf;
+	size_t image_size = 0;
 	int err;
 
 	if (fstat(fd, &st))
 		return -errno;
-	elf = elf_open_fd(fd);
-	if (!elf)
+	scan.elf = elf_open_fd(fd);
+	if (!scan.elf)
 		return -ENOEXEC;
-	err = scan_segments(elf, &scan);
+	err = scan_segments(scan.elf, &scan);
 	if (!err) {
-		elf_foreach_function(elf, on_function, &scan);
+		elf_foreach_function(scan.elf, on_function, &scan);
+		scan.image = (const uint8_t *)elf_rawfile(scan.elf, &image_size);
+		scan.file_size = (uint64_t)st.st_size;
+		if (image_size < scan.file_size)
+			scan.file_size = image_size;
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
 		t->dynamic = scan.dynamic;
-		t->regions = elf_has_usdt_provider(elf, REGION_PROVIDER);
+		t->regions = elf_has_usdt_provider(scan.elf, REGION_PROVIDER);
 		t->ncalls = 0;
-		fill_target(t, &scan, elf, sites, (uint64_t)st.st_size);
+		t->nforwarders = 0;
+		fill_target(t, &scan, plan);
 	}
-	elf_end(elf);
+	elf_end(scan.elf);
 	free(scan.found);
+	free(scan.names);
 	free(scan.starts);
 	free(scan.loads);
 	return err;
@@ -239,6 +413,11 @@ probe_target_free(struct probe_target *t)
 	for (i = 0; i < t->ncalls; i++)
 		free(t->calls[i].name);
 	free(t->calls);
+	for (i = 0; i < t->nforwarders; i++) {
+		free(t->forwarders[i].name);
+		free(t->forwarders[i].to);
+	}
+	free(t->forwarders);
 	free(t->path);
 }
 
@@ -249,7 +428,7 @@ probe_target_free(struct probe_target *t)
  */
 static int
 resolve_target(struct file_cache *files, const char *scan_path, const char *display_path,
-	       bool keep_open, enum probe_sites sites, struct probe_target **out)
+	       bool keep_open, const struct probe_plan *plan, struct probe_target **out)
 {
 	struct cached_file *f;
 	struct probe_target *t;
@@ -267,7 +446,7 @@ resolve_target(struct file_cache *files, const char *scan_path, const char *disp
 	if (fd < 0)
 		return -errno;
 	t = xcalloc(1, sizeof(*t));
-	err = probe_target_read(fd, sites, t);
+	err = probe_target_read(fd, plan, t);
 	if (err) {
 		close(fd);
 		probe_target_free(t);
@@ -286,7 +465,7 @@ resolve_target(struct file_cache *files, const char *scan_path, const char *disp
 struct maps_scan {
 	struct file_cache *files;
 	pid_t pid;
-	enum probe_sites sites;
+	const struct probe_plan *plan;
 	struct image_targets *out;
 	struct stat exe;
 	const char *exe_path;
@@ -329,12 +508,12 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 	if (st.st_dev == ms->exe.st_dev && st.st_ino == ms->exe.st_ino) {
 		/* Through /proc/PID/exe, which names the very inode it runs. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", ms->pid);
-		err = resolve_target(ms->files, exe, ms->exe_path, false, ms->sites, &t);
+		err = resolve_target(ms->files, exe, ms->exe_path, false, ms->plan, &t);
 		if (!err)
 			out->exe = t;
 	} else {
 		err = resolve_target(ms->files, m->open_path, m->path,
-				     m->open_path != m->path, ms->sites, &t);
+				     m->open_path != m->path, ms->plan, &t);
 	}
 	if (err) {
 		ms->err = err;
@@ -350,11 +529,11 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 
 int
 image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
-		   enum probe_sites sites, struct image_targets *out, const char **why)
+		   const struct probe_plan *plan, struct image_targets *out, const char **why)
 {
 	/* What *why points to must outlive the call. */
 	static char exe_path[4096], failed_path[4096], exe[64];
-	struct maps_scan ms = { .files = files, .pid = pid, .sites = sites, .out = out,
+	struct maps_scan ms = { .files = files, .pid = pid, .plan = plan, .out = out,
 				.exe_path = exe_path, .why = failed_path,
 				.why_size = sizeof(failed_path) };
 	int err;

@@ -27,6 +27,18 @@ struct probe_call {
 };
 
 /*
+ * An allocator function left unprobed: its code only jumps to another one
+ * that is probed, and recorded as the same call, which then records it.
+ */
+struct probe_forwarder {
+	uint64_t entry;		/* its first byte: file offset */
+	uint64_t vaddr;		/* and address */
+	uint32_t jump;		/* the jmp's offset in the function */
+	char *name;
+	char *to;		/* the functions it reaches: "_ZdlPv -> free" */
+};
+
+/*
  * The allocator functions one ELF file defines, by file offset, and
  * whether it marks regions (memsup/region.h).
  */
@@ -39,6 +51,14 @@ struct probe_target {
 	bool regions;		/* has USDT probes of provider "memsup" */
 	size_t ncalls;
 	struct probe_call *calls;
+	size_t nforwarders;
+	struct probe_forwarder *forwarders;
+};
+
+/* Which functions get a probe, and where. */
+struct probe_plan {
+	enum probe_sites sites;	/* --probe-sites */
+	bool forwarders;	/* --probe-forwarders: probe those too */
 };
 
 /* What to probe in the image a process runs now. */
@@ -53,12 +73,12 @@ struct image_targets {
 
 /*
  * Reads the allocator functions and region probes of the ELF file open as
- * fd into t, all but its path, with each probe where sites says.  Returns
+ * fd into t, all but its path, with each probe where plan says.  Returns
  * 0, or a negative errno (-ENOEXEC: not a 64-bit ELF file).  Offsets are
  * checked against the file's size: a hostile file yields fewer probes,
  * never bad ones.
  */
-int probe_target_read(int fd, enum probe_sites sites, struct probe_target *t);
+int probe_target_read(int fd, const struct probe_plan *plan, struct probe_target *t);
 /* Frees what probe_target_read allocated in t. */
 void probe_target_free(struct probe_target *t);
 
@@ -72,7 +92,8 @@ void probe_target_free(struct probe_target *t);
  * Returns 0 or a negative errno; *why names the file at fault.
  */
 int image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t pid,
-		       enum probe_sites sites, struct image_targets *out, const char **why);
+		       const struct probe_plan *plan, struct image_targets *out,
+		       const char **why);
 void image_targets_copy(struct image_targets *to, const struct image_targets *from);
 void image_targets_free(struct image_targets *it);
 

@@ -72,7 +72,7 @@ session_init(struct session *s, const struct run_options *o)
 	s->max_threads = o->bpf.max_threads;
 	s->stacks = o->bpf.stack_mode != MS_STACK_NONE;
 	s->symbolize = o->symbolize;
-	s->probe_sites = o->probe_sites;
+	s->probe_plan = o->probe_plan;
 	s->allow_partial = o->allow_partial;
 	s->print_traps = o->print_traps;
 	u64map_init(&s->processes);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "consumer.h"
-#include "probe-sites.h"
+#include "probe-targets.h"
 
 /* Where the frames of a capture get their names (--symbolize). */
 enum symbolize_mode {
@@ -28,7 +28,7 @@ struct run_options {
 	uint64_t pressure_timeout_ns;	/* 0: off; PRESSURE_WAIT_FOREVER */
 	bool watermark_follows;	/* no --watermark: it follows the stops */
 	struct consumer_config bpf;
-	enum probe_sites probe_sites;	/* --probe-sites */
+	struct probe_plan probe_plan;	/* --probe-sites, --probe-forwarders */
 	enum symbolize_mode symbolize;	/* --symbolize */
 	int compress_level;	/* --compress-level: zstd's */
 	int argc;

@@ -115,7 +115,7 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp,
 	int err = proc_maps_read(pid, maps);
 
 	if (!err)
-		err = image_targets_find(&s->files, maps, pid, s->probe_sites,
+		err = image_targets_find(&s->files, maps, pid, &s->probe_plan,
 					 &tp->targets, &why);
 	if (err)
 		mark_untraced(s, tp, pid, why, err);

@@ -66,7 +66,7 @@ struct session {
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
 	enum symbolize_mode symbolize;
-	enum probe_sites probe_sites;
+	struct probe_plan probe_plan;
 	bool allow_partial;		/* --allow-partial */
 	bool print_traps;		/* --traps */
 	uint64_t observed_ns;		/* when the status at hand was reaped */

@@ -89,6 +89,7 @@ build_unwind_table(int fd)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct probe_plan plan = { .sites = PROBE_SITES_AUTO };
 	struct probe_target t = { 0 };
 	int fd = memfd_create("elf", MFD_CLOEXEC);
 	size_t i;
@@ -99,7 +100,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	/* A probe outside the file would be a bad uprobe. */
-	if (probe_target_read(fd, PROBE_SITES_AUTO, &t) == 0)
+	if (probe_target_read(fd, &plan, &t) == 0)
 		for (i = 0; i < t.ncalls; i++)
 			if (t.calls[i].offset >= size)
 				abort();
