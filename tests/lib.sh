@@ -115,13 +115,17 @@ cd "$work" || exit 99
 # Every memsup run is bounded: a hang fails the test instead of CI.
 # MEMSUP_PROBE_SITES=entry runs every capture with --probe-sites=entry
 # (tests/entry-sites.test); $probe_sites is that option, for the tests
-# that run $MEMSUP themselves.
+# that run $MEMSUP themselves.  MEMSUP_PROBE_FORWARDERS=1 adds
+# --probe-forwarders to the captures of memsup and start_memsup
+# (tests/forwarders.test).
 MEMSUP_TIMEOUT=${MEMSUP_TIMEOUT:-120}
 probe_sites=--probe-sites=${MEMSUP_PROBE_SITES:-auto}
+probe_forwarders=${MEMSUP_PROBE_FORWARDERS:+--probe-forwarders}
 memsup() {
 	case ${1:-} in
 	report | diff | probes) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@" ;;
-	*) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$probe_sites" "$@" ;;
+	*) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$probe_sites" \
+		$probe_forwarders "$@" ;;
 	esac
 }
 
@@ -131,7 +135,7 @@ memsup() {
 # A watchdog bounds it instead of timeout(1): SIGTERM after MEMSUP_TIMEOUT,
 # SIGKILL 5 s on.
 start_memsup() {
-	"$MEMSUP" "$probe_sites" "$@" &
+	"$MEMSUP" "$probe_sites" $probe_forwarders "$@" &
 	memsup_pid=$!
 	(
 		trap 'kill $_sleep 2> /dev/null; exit 0' TERM
