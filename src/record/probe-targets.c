@@ -285,6 +285,13 @@ forward_step(const struct elf_scan *scan, const struct found_function *f,
 }
 
 /*
+ * The longest chain of forwarders followed: libstdc++'s longest is 3
+ * (aligned nothrow delete[] to free).  A longer one, or a loop, keeps its
+ * probe, and a hostile file costs at most this many steps per function.
+ */
+#define FORWARD_STEPS_MAX 8
+
+/*
  * Whether f need not be probed: its jumps lead, each to a function of
  * its shape, to one that is probed (one of this file that does not only
  * jump on, or one bound by name), so that function records every call of
@@ -299,7 +306,7 @@ forwards(const struct elf_scan *scan, const struct found_function *f, uint32_t *
 	uint32_t step_jump;
 	size_t steps, used = 0, rank;
 
-	for (steps = 0; steps <= scan->nfound; steps++) {
+	for (steps = 0; steps < FORWARD_STEPS_MAX; steps++) {
 		if (!forward_step(scan, at, &next, &name, at == f ? jump : &step_jump))
 			return at != f;
 		used += (size_t)snprintf(to + used, len - used, "%s%s", used ? " -> " : "",
@@ -314,7 +321,7 @@ forwards(const struct elf_scan *scan, const struct found_function *f, uint32_t *
 			return false;
 		at = next;
 	}
-	return false;	/* a loop */
+	return false;
 }
 
 static void
