@@ -20,9 +20,17 @@
 
 /*
  * A frame ends after this much input at the most, so that a cut capture
- * loses no more than the frame it cuts (see capture_sync).
+ * loses no more than the frame it cuts (see capture_sync).  The stage is
+ * handed on once it holds STAGE_FLUSH bytes, and always has room for a
+ * whole record after them: records are encoded in place.  The output
+ * goes out in writes of up to OUT_SIZE.
  */
-enum { FRAME_INPUT_MAX = 4 << 20, OUT_SIZE = 128 * 1024, STAGE_SIZE = 64 * 1024 };
+enum {
+	FRAME_INPUT_MAX = 4 << 20,
+	STAGE_FLUSH = 64 * 1024,
+	STAGE_SIZE = STAGE_FLUSH + CAPTURE_RECORD_HEAD + CAPTURE_MAX_PAYLOAD,
+	OUT_SIZE = 256 * 1024,
+};
 
 struct capture_writer {
 	ZSTD_CCtx *zc;
@@ -30,6 +38,7 @@ struct capture_writer {
 	size_t frame_input;	/* bytes given to the frame not ended yet */
 	size_t staged;		/* of stage, not given to the compressor yet */
 	size_t out_used;	/* of out, compressed, not written yet */
+	size_t block_out;	/* room zstd compresses a whole block into */
 	char *path;
 	char *tmp_path;		/* NULL: path itself is written */
 	uint64_t records;
@@ -105,6 +114,12 @@ compress_bytes(struct capture_writer *w, const void *buf, size_t len,
 	size_t left;
 
 	do {
+		/*
+		 * With room for a whole block, zstd compresses it straight
+		 * into out, not into a buffer of its own to copy from.
+		 */
+		if (sizeof(w->out) - w->out_used < w->block_out)
+			write_out(w);
 		out = (ZSTD_outBuffer){ w->out, sizeof(w->out), w->out_used };
 		left = ZSTD_compressStream2(w->zc, &out, &in, mode);
 		w->out_used = out.pos;
@@ -113,8 +128,6 @@ compress_bytes(struct capture_writer *w, const void *buf, size_t len,
 			w->error = -ENOMEM;
 			return;
 		}
-		if (w->out_used == sizeof(w->out))
-			write_out(w);
 	} while (!w->error && (mode == ZSTD_e_end ? left : in.pos < in.size));
 	w->frame_input += len;
 	if (mode == ZSTD_e_end) {
@@ -123,36 +136,18 @@ compress_bytes(struct capture_writer *w, const void *buf, size_t len,
 	}
 }
 
-/* Gives the compressor, and the CRC, what is staged. */
+/*
+ * Gives the compressor, and the CRC, what is staged; after an error,
+ * drops it.
+ */
 static void
 flush_stage(struct capture_writer *w)
 {
-	if (w->error || !w->staged)
-		return;
-	w->crc = (uint32_t)crc32(w->crc, w->stage, (uInt)w->staged);
-	compress_bytes(w, w->stage, w->staged, ZSTD_e_continue);
-	w->staged = 0;
-}
-
-/*
- * A record comes in pieces of a few bytes: they are staged, and the
- * compressor and the CRC take them by the tens of kilobytes, where each
- * call costs a few nanoseconds a byte and not a few hundred a call.
- */
-static void
-write_bytes(struct capture_writer *w, const void *buf, size_t len)
-{
-	if (w->error || !len)
-		return;
-	if (len > sizeof(w->stage) - w->staged)
-		flush_stage(w);
-	if (len > sizeof(w->stage)) {
-		w->crc = (uint32_t)crc32(w->crc, buf, (uInt)len);
-		compress_bytes(w, buf, len, ZSTD_e_continue);
-		return;
+	if (!w->error && w->staged) {
+		w->crc = (uint32_t)crc32(w->crc, w->stage, (uInt)w->staged);
+		compress_bytes(w, w->stage, w->staged, ZSTD_e_continue);
 	}
-	memcpy(w->stage + w->staged, buf, len);
-	w->staged += len;
+	w->staged = 0;
 }
 
 /* Ends the frame, whose records a reader can then check and read. */
@@ -174,18 +169,37 @@ put_record_head(unsigned char head[CAPTURE_RECORD_HEAD], uint16_t type, size_t l
 	put_le16(head + 2, (uint16_t)len);
 }
 
+/*
+ * Where the next record's payload goes.  Records are encoded in the
+ * stage, whose room always holds one: the compressor and the CRC take
+ * them by the tens of kilobytes, where each call costs a few nanoseconds
+ * a byte and not a few hundred a call.
+ */
+static unsigned char *
+record_payload(struct capture_writer *w)
+{
+	return w->stage + w->staged + CAPTURE_RECORD_HEAD;
+}
+
+/* Stages the record whose len bytes of payload are at record_payload(). */
+static void
+commit_record(struct capture_writer *w, uint16_t type, size_t len)
+{
+	put_record_head(w->stage + w->staged, type, len);
+	w->staged += CAPTURE_RECORD_HEAD + len;
+	if (w->staged >= STAGE_FLUSH)
+		flush_stage(w);
+	/* Between records, so that a frame holds only whole ones. */
+	if (w->frame_input + w->staged >= FRAME_INPUT_MAX)
+		end_frame(w);
+}
+
 static void
 write_record(struct capture_writer *w, uint16_t type,
 	     const unsigned char *payload, size_t len)
 {
-	unsigned char head[CAPTURE_RECORD_HEAD];
-
-	put_record_head(head, type, len);
-	write_bytes(w, head, sizeof(head));
-	write_bytes(w, payload, len);
-	/* Between records, so that a frame holds only whole ones. */
-	if (w->frame_input + w->staged >= FRAME_INPUT_MAX)
-		end_frame(w);
+	memcpy(record_payload(w), payload, len);
+	commit_record(w, type, len);
 }
 
 static void
@@ -276,13 +290,11 @@ capture_create(const char *path, int level, int argc, char *const argv[])
 		errno = w->zc ? EINVAL : ENOMEM;
 		goto fail;
 	}
-	write_bytes(w, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
-	{
-		unsigned char version[CAPTURE_HEADER_LEN - CAPTURE_MAGIC_LEN] = { 0 };
-
-		put_le32(version, CAPTURE_VERSION);
-		write_bytes(w, version, sizeof(version));
-	}
+	w->block_out = ZSTD_CStreamOutSize();
+	/* The stage is empty, and calloc's zeros fill the header's reserved word. */
+	memcpy(w->stage, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
+	put_le32(w->stage + CAPTURE_MAGIC_LEN, CAPTURE_VERSION);
+	w->staged = CAPTURE_HEADER_LEN;
 	write_meta(w, argc, argv);
 	/*
 	 * The header and META in a frame of their own: a capture cut
@@ -334,7 +346,7 @@ put_text(unsigned char *payload, size_t len, const char *s)
 int
 capture_write(struct capture_writer *w, const struct record *r)
 {
-	unsigned char buf[CAPTURE_MAX_PAYLOAD];
+	unsigned char *buf = record_payload(w);
 	size_t len = CAPTURE_COMMON_LEN;
 
 	put_le64(buf, r->time_ns);
@@ -390,7 +402,7 @@ capture_write(struct capture_writer *w, const struct record *r)
 	}
 	/* Counted first: a frame it ends holds it. */
 	w->records++;
-	write_record(w, (uint16_t)r->type, buf, len);
+	commit_record(w, (uint16_t)r->type, len);
 	return w->error;
 }
 
