@@ -21,13 +21,14 @@
 /*
  * A frame ends after this much input at the most, so that a cut capture
  * loses no more than the frame it cuts (see capture_sync).  The stage is
- * handed on once it holds STAGE_FLUSH bytes, and always has room for a
- * whole record after them: records are encoded in place.  The output
- * goes out in writes of up to OUT_SIZE.
+ * handed on once it holds STAGE_FLUSH bytes, few enough that the CRC and
+ * the compressor read them from the first-level cache, and always has
+ * room for a whole record after them: records are encoded in place.  The
+ * output goes out in writes of up to OUT_SIZE.
  */
 enum {
 	FRAME_INPUT_MAX = 4 << 20,
-	STAGE_FLUSH = 64 * 1024,
+	STAGE_FLUSH = 16 * 1024,
 	STAGE_SIZE = STAGE_FLUSH + CAPTURE_RECORD_HEAD + CAPTURE_MAX_PAYLOAD,
 	OUT_SIZE = 256 * 1024,
 };
