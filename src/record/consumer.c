@@ -21,11 +21,13 @@ static uint32_t
 stack_id_of(struct consumer *c, const struct ms_event *e, const uint64_t *frames,
 	    uint32_t nframes)
 {
-	struct record r = { .type = REC_STACK, .pid = e->pid, .tid = e->tid };
+	struct record r;
 	bool added;
 
+	/* Most calls without stacks: no record to build for them. */
 	if (!nframes)
 		return 0;
+	r = (struct record){ .type = REC_STACK, .pid = e->pid, .tid = e->tid };
 	r.stack.id = stack_table_intern(&c->stacks, frames, nframes, &added);
 	if (added) {
 		r.time_ns = session_clock_from_monotonic(&c->clock, e->time_ns);
