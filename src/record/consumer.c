@@ -84,23 +84,25 @@ static void
 send_record(struct consumer *c, const struct ms_event *e, const void *data, size_t size,
 	    size_t event_bytes)
 {
-	struct record r = {
-		.type = REC_CALL,
-		.pid = e->pid,
-		.tid = e->tid,
-		.call = {
-			.call = (uint16_t)e->call,
-			.flags = e->flags & MS_EVENT_INTERNAL ? CALL_INTERNAL : 0,
-			.ptr = e->ptr,
-			.size = e->size,
-			.old_ptr = e->old_ptr,
-		},
-	};
+	struct record r;
 
 	if (e->flags & MS_EVENT_REGION) {
 		send_region(c, e, data);
 		return;
 	}
+	/*
+	 * The call's fields, and no more: zeroing the whole record, a
+	 * mapping's room included, took a rep stos on every call.
+	 */
+	r.type = REC_CALL;
+	r.pid = e->pid;
+	r.tid = e->tid;
+	r.call.call = (uint16_t)e->call;
+	r.call.flags = e->flags & MS_EVENT_INTERNAL ? CALL_INTERNAL : 0;
+	r.call.ptr = e->ptr;
+	r.call.size = e->size;
+	r.call.old_ptr = e->old_ptr;
+	r.call.site = 0;
 	if (e->flags & MS_EVENT_STACK_COPY)
 		r.call.stack_id = copied_stack_id(c, e, data, size);
 	else
