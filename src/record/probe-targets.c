@@ -47,6 +47,7 @@ struct elf_scan {
 	Elf *elf;
 	const uint8_t *image;		/* the file's bytes, or NULL */
 	uint64_t file_size;		/* how many of them can be read */
+	bool python;			/* defines PyObject_Malloc */
 };
 
 /* Keeps one name per address: .symtab and .dynsym repeat each other. */
@@ -83,6 +84,7 @@ on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 	scan->starts = xgrow(scan->starts, &scan->starts_cap, scan->nstarts + 1,
 			     sizeof(*scan->starts));
 	scan->starts[scan->nstarts++] = vaddr;
+	scan->python |= !strcmp(name, "PyObject_Malloc");
 	if (!(f.shape = allocator_function(name, &f.rank)))
 		return;
 	found(scan, &f);
@@ -400,6 +402,7 @@ probe_target_read(int fd, const struct probe_plan *plan, struct probe_target *t)
 		t->ino = st.st_ino;
 		t->dynamic = scan.dynamic;
 		t->regions = elf_has_usdt_provider(scan.elf, REGION_PROVIDER);
+		t->python = scan.python;
 		t->ncalls = 0;
 		t->nforwarders = 0;
 		fill_target(t, &scan, plan);
@@ -526,6 +529,7 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 		ms->err = err;
 		return 1;
 	}
+	out->python |= t->python;
 	if ((t->ncalls || t->regions) && !listed(out, t)) {
 		out->targets = xgrow(out->targets, &out->targets_cap, out->ntargets + 1,
 				     sizeof(*out->targets));
@@ -547,6 +551,7 @@ image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t
 
 	out->ntargets = 0;
 	out->exe = NULL;
+	out->python = false;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	*why = exe;
 	err = proc_exe_path(pid, exe_path, sizeof(exe_path));
@@ -571,6 +576,7 @@ image_targets_copy(struct image_targets *to, const struct image_targets *from)
 	to->ntargets = from->ntargets;
 	to->targets_cap = from->ntargets;
 	to->exe = from->exe;
+	to->python = from->python;
 }
 
 void
@@ -581,4 +587,5 @@ image_targets_free(struct image_targets *it)
 	it->ntargets = 0;
 	it->targets_cap = 0;
 	it->exe = NULL;
+	it->python = false;
 }

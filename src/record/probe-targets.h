@@ -49,6 +49,7 @@ struct probe_target {
 	ino_t ino;
 	bool dynamic;		/* has an ELF interpreter */
 	bool regions;		/* has USDT probes of provider "memsup" */
+	bool python;		/* a Python interpreter: defines PyObject_Malloc */
 	size_t ncalls;
 	struct probe_call *calls;
 	size_t nforwarders;
@@ -66,6 +67,7 @@ struct image_targets {
 	const struct probe_target **targets;	/* those with allocators or regions */
 	size_t ntargets, targets_cap;
 	const struct probe_target *exe;	/* attached through /proc/PID/exe */
+	bool python;			/* a file of it is a Python interpreter */
 };
 
 /* The USDT provider of memsup/region.h. */

@@ -26,6 +26,31 @@ proc_exe_path(pid_t pid, char *buf, size_t size)
 }
 
 int
+proc_environ_value(pid_t pid, const char *name, char *buf, size_t size)
+{
+	size_t len = strlen(name);
+	char path[64], *entry = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!found && (n = getdelim(&entry, &cap, '\0', f)) > 0) {
+		if (strncmp(entry, name, len) || entry[len] != '=')
+			continue;
+		snprintf(buf, size, "%s", entry + len + 1);
+		found = 1;
+	}
+	free(entry);
+	fclose(f);
+	return found;
+}
+
+int
 proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 {
 	char path[64], line[256];

@@ -57,6 +57,12 @@ int proc_maps_each(const struct proc_maps *maps,
  * the link cannot be read).  Returns 0 or a negative errno.
  */
 int proc_exe_path(pid_t pid, char *buf, size_t size);
+/*
+ * The value of the environment variable name of pid, as its exec left
+ * it, into buf (cut to size).  Returns 1, 0 when it has none, or a
+ * negative errno.
+ */
+int proc_environ_value(pid_t pid, const char *name, char *buf, size_t size);
 
 /*
  * Scans what follows "KEY:" in /proc/PID/status with fmt, as sscanf does.

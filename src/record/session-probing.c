@@ -96,6 +96,29 @@ attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
 		mark_untraced(s, tp, pid, "its allocator functions", err);
 }
 
+/*
+ * Once a run: a Python interpreter takes its objects from its own
+ * allocator (pymalloc), in arenas it maps itself, unless PYTHONMALLOC
+ * says malloc: memsup sees the arenas' mmap, not the objects.
+ */
+static void
+tell_pymalloc(struct session *s, pid_t pid)
+{
+	char value[32], exe[4096];
+
+	if (s->told_pymalloc)
+		return;
+	if (proc_environ_value(pid, "PYTHONMALLOC", value, sizeof(value)) == 1 &&
+	    (!strcmp(value, "malloc") || !strcmp(value, "malloc_debug")))
+		return;
+	if (proc_exe_path(pid, exe, sizeof(exe)))
+		snprintf(exe, sizeof(exe), "?");
+	warning_msg("process %d (%s) is a Python interpreter: Python objects come "
+		    "from pymalloc and are not seen; run it with PYTHONMALLOC=malloc "
+		    "to see them", pid, exe);
+	s->told_pymalloc = true;
+}
+
 static void
 emit_mapping(void *ctx, struct record *r)
 {
@@ -121,6 +144,8 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp,
 		mark_untraced(s, tp, pid, why, err);
 	else
 		attach_targets(s, pid, tp);
+	if (!err && tp->targets.python)
+		tell_pymalloc(s, pid);
 	/* The mappings serve to symbolize stacks. */
 	if (s->stacks)
 		mappings_record_new(&s->files, maps, pid, &tp->mapped, emit_mapping, s);

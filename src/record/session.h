@@ -69,6 +69,7 @@ struct session {
 	struct probe_plan probe_plan;
 	bool allow_partial;		/* --allow-partial */
 	bool print_traps;		/* --traps */
+	bool told_pymalloc;		/* the notice on Python's allocator is out */
 	uint64_t observed_ns;		/* when the status at hand was reaped */
 	/* memsup -p: when to let the process go (UINT64_MAX: at a signal) */
 	bool attached;
