@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -109,6 +110,77 @@ write_file(const char *path, const void *buf, size_t len)
 
 	if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
 		tap_bail("cannot write %s: %s", path, strerror(errno));
+}
+
+/*
+ * The file the cut and flip checks change in place, in memory: the reader
+ * opens it by its name in /proc/self/fd like any other file.  Thousands
+ * of cuts or flips cost a few bytes written each, not the whole file
+ * written again to disk.
+ */
+static int scratch_fd = -1;
+static char scratch_path[64];
+static size_t scratch_len;
+
+static const char *
+scratch_open(void)
+{
+	if (scratch_fd < 0) {
+		scratch_fd = memfd_create("cut.memsup", MFD_CLOEXEC);
+		if (scratch_fd < 0)
+			tap_bail("memfd_create: %s", strerror(errno));
+		snprintf(scratch_path, sizeof(scratch_path), "/proc/self/fd/%d",
+			 scratch_fd);
+	}
+	return scratch_path;
+}
+
+/* The len bytes of buf at offset at of the scratch file. */
+static void
+scratch_write(size_t at, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; at += (size_t)n, len -= (size_t)n) {
+		n = pwrite(scratch_fd, buf, len, (off_t)at);
+		if (n <= 0)
+			tap_bail("cannot write %s: %s", scratch_path, strerror(errno));
+		buf = (const unsigned char *)buf + n;
+	}
+}
+
+/* The scratch file made the len bytes of buf; returns its name. */
+static const char *
+scratch_set(const void *buf, size_t len)
+{
+	scratch_open();
+	if (ftruncate(scratch_fd, 0))
+		tap_bail("cannot truncate %s: %s", scratch_path, strerror(errno));
+	scratch_write(0, buf, len);
+	scratch_len = len;
+	return scratch_path;
+}
+
+/*
+ * The scratch file, which holds the first bytes of buf, made its first n
+ * bytes, n no fewer than it holds: a cut of buf one longer than the last.
+ */
+static void
+scratch_grow(const unsigned char *buf, size_t n)
+{
+	if (n < scratch_len)
+		tap_bail("scratch_grow: %zu bytes, fewer than %zu", n, scratch_len);
+	scratch_write(scratch_len, buf + scratch_len, n - scratch_len);
+	scratch_len = n;
+}
+
+/* Bit 0 of byte at of the scratch file, whose bytes are buf, flipped. */
+static void
+scratch_flip(const unsigned char *buf, size_t at)
+{
+	unsigned char b = buf[at] ^ 0x01;
+
+	scratch_write(at, &b, 1);
 }
 
 static bool
@@ -775,6 +847,10 @@ struct cut_results {
 	size_t unsalvaged[NCUT_KINDS];	/* not every whole record, not cut */
 };
 
+/*
+ * The scratch file cut to the first n of the len bytes of raw, which it
+ * holds fewer of, and read.
+ */
 static void
 cut_at(const unsigned char *raw, size_t n, size_t len,
        const unsigned char *content, size_t content_len,
@@ -785,7 +861,7 @@ cut_at(const unsigned char *raw, size_t n, size_t len,
 	size_t got;
 	unsigned int want;
 
-	write_file(cut, raw, n);
+	scratch_grow(raw, n);
 	got = recoverable(cut);
 	kind = got < CAPTURE_HEADER_LEN ? CUT_HEADER :
 	       got < content_len ? CUT_RECORDS : CUT_TRAILER;
@@ -808,13 +884,13 @@ cut_at(const unsigned char *raw, size_t n, size_t len,
 /*
  * Cuts the gzip or zstd file at path to each length shorter than its
  * magic (2 or 4 bytes), which is no capture, to its magic and every step
- * bytes after, and to each of its last 12 lengths.
+ * bytes after, and to each of its last 12 lengths.  The cuts come
+ * shortest first: each is the one before with the bytes up to it added.
  */
 static void
 check_raw_truncations(const char *path, const char *what, size_t step)
 {
-	char buf[PATH_LEN];
-	const char *cut = tmp_path(buf, "cut.memsup");
+	const char *cut = scratch_set("", 0);
 	size_t len, content_len, n;
 	unsigned char *raw = read_file(path, &len);
 	unsigned char *content = content_of(path, &content_len);
@@ -823,7 +899,7 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	struct outcome o;
 
 	for (n = 0; n < magic; n++) {
-		write_file(cut, raw, n);
+		scratch_grow(raw, n);
 		read_capture(cut, &o);
 		if ((o.rc != -EBADMSG || o.cut || o.records) && odd++ < 4)
 			tap_diag("cut to %zu bytes: %u records, %s", n, o.records, o.error);
@@ -859,7 +935,6 @@ check_raw_truncations(const char *path, const char *what, size_t step)
 	       !res.misnamed[CUT_TRAILER] && !res.unsalvaged[CUT_TRAILER],
 	       "%s: a cut losing only the end of the stream (gzip trailer, zstd "
 	       "checksum) is truncated, with every record", what);
-	unlink(cut);
 	free(content);
 	free(raw);
 }
@@ -922,8 +997,8 @@ starts_with(const char *path, const unsigned char *content, size_t len)
 static void
 check_flips(const char *path, const char *what, size_t step, bool zstd)
 {
-	char buf[PATH_LEN], buf2[PATH_LEN];
-	const char *bad = tmp_path(buf, "flipped.memsup");
+	char buf2[PATH_LEN];
+	const char *bad;
 	const char *fixed = tmp_path(buf2, "fixed.memsup");
 	size_t len, content_len, at, flipped_len;
 	size_t tried = 0, refused = 0, cut = 0, wrong = 0;
@@ -952,20 +1027,18 @@ check_flips(const char *path, const char *what, size_t step, bool zstd)
 	}
 	raw = read_file(fixed, &len);
 	unlink(fixed);
+	bad = scratch_set(raw, len);
 
 	for (at = zstd ? 0 : 10; at < len; at += at + step < len - 8 ? step : 1) {
 		bool right;
 
-		raw[at] ^= 0x01;
-		write_file(bad, raw, len);
-		raw[at] ^= 0x01;
+		scratch_flip(raw, at);
 		read_capture(bad, &o);
 		tried++;
 		if (o.rc == -EBADMSG && !o.cut) {
 			refused++;
-			continue;
-		}
-		if (o.cut) {
+			right = true;
+		} else if (o.cut) {
 			cut++;
 			right = starts_with(bad, content, records_end(content, content_len,
 								      o.records));
@@ -975,6 +1048,7 @@ check_flips(const char *path, const char *what, size_t step, bool zstd)
 				!memcmp(flipped, content, content_len);
 			free(flipped);
 		}
+		scratch_write(at, raw + at, 1);
 		if (!right && wrong++ < 4)
 			tap_diag("bit 0 of byte %zu of %zu flipped: %u records, then %d%s: %s",
 				 at, len, o.records, o.rc, o.cut ? " (a cut)" : "", o.error);
@@ -983,7 +1057,6 @@ check_flips(const char *path, const char *what, size_t step, bool zstd)
 		 "changed nothing", what, tried, refused, cut);
 	tap_ok(refused && !wrong, "%s: a flipped bit is refused, or read as a cut "
 	       "of the first records, or changed nothing", what);
-	unlink(bad);
 	free(content);
 	free(raw);
 }
@@ -998,17 +1071,15 @@ check_flips(const char *path, const char *what, size_t step, bool zstd)
 static void
 check_raw_flips(const char *path, const char *what, size_t step)
 {
-	char buf[PATH_LEN];
-	const char *bad = tmp_path(buf, "flipped-raw.memsup");
 	size_t len, at, tried = 0, refused = 0, cut = 0, whole = 0;
 	unsigned char *content = content_of(path, &len);
+	const char *bad = scratch_set(content, len);
 	struct outcome o;
 
 	for (at = 0; at < len; at += at + step < len - CAPTURE_END_LEN ? step : 1) {
-		content[at] ^= 0x01;
-		write_file(bad, content, len);
-		content[at] ^= 0x01;
+		scratch_flip(content, at);
 		read_capture(bad, &o);
+		scratch_write(at, content + at, 1);
 		tried++;
 		refused += o.rc == -EBADMSG && !o.cut;
 		cut += o.cut;
@@ -1018,7 +1089,6 @@ check_raw_flips(const char *path, const char *what, size_t step)
 	tap_diag("%s, decompressed: of %zu flips, %zu refused, %zu read as cuts",
 		 what, tried, refused, cut);
 	tap_ok(refused && !whole, "%s, decompressed: no flipped bit reads whole", what);
-	unlink(bad);
 	free(content);
 }
 
