@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "capture.h"
+#include "capture-crc.h"
 #include "capture-layout.h"
 #include "decompress.h"
 #include "error.h"
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 struct capture_reader {
 	struct decompress *in;
@@ -99,7 +99,7 @@ static void
 checksum(struct capture_reader *rd, const unsigned char *p, size_t len)
 {
 	if (rd->raw)
-		rd->crc = (uint32_t)crc32(rd->crc, p, (uInt)len);
+		rd->crc = capture_crc(rd->crc, p, len);
 }
 
 static void

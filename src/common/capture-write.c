@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "capture.h"
+#include "capture-crc.h"
 #include "capture-layout.h"
 #include "error.h"
 #include "frame-names.h"
@@ -15,7 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 /*
@@ -145,7 +145,7 @@ static void
 flush_stage(struct capture_writer *w)
 {
 	if (!w->error && w->staged) {
-		w->crc = (uint32_t)crc32(w->crc, w->stage, (uInt)w->staged);
+		w->crc = capture_crc(w->crc, w->stage, w->staged);
 		compress_bytes(w, w->stage, w->staged, ZSTD_e_continue);
 	}
 	w->staged = 0;
@@ -519,8 +519,8 @@ capture_finish(struct capture_writer *w, struct capture_end *end, bool *kept_cut
 	/* A decompressed capture has no frame checksum: this one vouches for it. */
 	flush_stage(w);
 	put_record_head(head, CAPTURE_REC_END, sizeof(buf));
-	crc = (uint32_t)crc32(w->crc, head, sizeof(head));
-	put_le32(buf + CAPTURE_END_CRC, (uint32_t)crc32(crc, buf, CAPTURE_END_CRC));
+	crc = capture_crc(w->crc, head, sizeof(head));
+	put_le32(buf + CAPTURE_END_CRC, capture_crc(crc, buf, CAPTURE_END_CRC));
 	write_record(w, CAPTURE_REC_END, buf, sizeof(buf));
 
 	end_frame(w);
