@@ -169,7 +169,8 @@ colour(const char *name, unsigned int rgb[3])
 
 /*
  * A diff's frame: red as it grew from A to B, blue as it shrank, by the
- * change's share of the frame; near white when it did not change.
+ * change's share of the frame; grey when it did not change, which no
+ * shade of red or blue may suggest.
  */
 static void
 change_colour(const struct fnode *f, unsigned int rgb[3])
@@ -177,6 +178,10 @@ change_colour(const struct fnode *f, unsigned int rgb[3])
 	uint64_t change = f->b >= f->a ? f->b - f->a : f->a - f->b;
 	unsigned int fade = (unsigned int)(200.0 * (1.0 - (double)change / (double)f->value));
 
+	if (!change) {
+		rgb[0] = rgb[1] = rgb[2] = 220;
+		return;
+	}
 	rgb[0] = f->b >= f->a ? 255 : fade;
 	rgb[1] = fade;
 	rgb[2] = f->b >= f->a ? fade : 255;
