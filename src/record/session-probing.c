@@ -144,8 +144,11 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp,
 		mark_untraced(s, tp, pid, why, err);
 	else
 		attach_targets(s, pid, tp);
-	if (!err && tp->targets.python)
+	/* Its environment is its exec's: read once an image. */
+	if (!err && tp->targets.python && !tp->python_seen) {
+		tp->python_seen = true;
 		tell_pymalloc(s, pid);
+	}
 	/* The mappings serve to symbolize stacks. */
 	if (s->stacks)
 		mappings_record_new(&s->files, maps, pid, &tp->mapped, emit_mapping, s);
@@ -164,6 +167,7 @@ session_probe_new_image(struct session *s, pid_t pid, struct traced_process *tp)
 	const char *why;
 	int err;
 
+	tp->python_seen = false;
 	probe_mapped_files(s, pid, tp, &maps);
 	/*
 	 * A process memsup attached to keeps nothing of memsup's: its

@@ -38,6 +38,7 @@ struct traced_process {
 	struct dl_hook hook;
 	struct u64map mapped;		/* recorded mappings: start -> inode */
 	bool rescan_due;		/* memsup -p: it mapped code, not looked at yet */
+	bool python_seen;		/* its image is a Python interpreter, looked at */
 	bool untraced;			/* counted in the session's untraced */
 };
 
