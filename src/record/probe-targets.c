@@ -194,12 +194,20 @@ place_probe(const struct elf_scan *scan, const struct found_function *f,
 			  next_start(scan, f, size), site);
 }
 
+/* vaddr's file offset, and the file's bytes from there to its segment's end. */
+static bool
+file_bytes_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t *offset,
+	      uint64_t *room)
+{
+	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, vaddr);
+
+	return p && file_offset(p, vaddr, scan->file_size, offset, room);
+}
+
 static void
 locate(const struct elf_scan *scan, struct found_function *f)
 {
-	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
-
-	f->located = p && file_offset(p, f->vaddr, scan->file_size, &f->offset, &f->room);
+	f->located = file_bytes_at(scan, f->vaddr, &f->offset, &f->room);
 }
 
 static struct found_function *
@@ -241,11 +249,9 @@ same_record(uint64_t a, uint64_t b)
 static bool
 jump_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, struct probe_jump *j)
 {
-	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, vaddr);
 	uint64_t offset, room;
 
-	if (!scan->image || !size || !p ||
-	    !file_offset(p, vaddr, scan->file_size, &offset, &room))
+	if (!scan->image || !size || !file_bytes_at(scan, vaddr, &offset, &room))
 		return false;
 	return probe_site_jump(scan->image + offset, size < room ? size : room, vaddr, j) == 1;
 }
