@@ -1520,6 +1520,27 @@ concat_files(const char *out, const char *first, const char *second)
 }
 
 /*
+ * whole holds the records but not END, in a gzip or zstd stream: junk
+ * after it, where END should be, is damage in a record header, with no
+ * cut to salvage.
+ */
+static void
+check_junk_before_end(const char *path, const char *whole, const char *stream)
+{
+	struct outcome o;
+	char want[128], what[64];
+
+	append_to(path, whole, "junk", 4);
+	read_capture(path, &o);
+	snprintf(want, sizeof(want), "damaged in a record header after "
+		 "%d records (bytes after the %s stream)", NSAMPLE, stream);
+	snprintf(what, sizeof(what), "junk after a %s %s before END", stream,
+		 strcmp(stream, "gzip") ? "frame" : "member");
+	tap_str_eq(o.error, want, "%s: damaged", what);
+	tap_ok(!o.cut, "%s: no cut to salvage", what);
+}
+
+/*
  * Whatever follows the END record makes the file damaged: more content,
  * another gzip member or zstd frame, or bytes that are neither (which
  * zlib's gzread ignores).  A capture in two gzip members, or in zstd
@@ -1544,7 +1565,6 @@ test_bytes_after_end(void)
 	size_t len, end_at, i;
 	unsigned char *content = sample_content(&len);
 	struct outcome o;
-	char want[128];
 
 	end_at = len - CAPTURE_RECORD_HEAD - CAPTURE_END_LEN;
 	gzip_file(whole, content, len);
@@ -1582,12 +1602,7 @@ test_bytes_after_end(void)
 	       "a capture in two gzip members reads cleanly (%s)", o.error);
 
 	/* The first member, then junk where END should be. */
-	append_to(path, whole, "junk", 4);
-	read_capture(path, &o);
-	snprintf(want, sizeof(want), "damaged in a record header after "
-		 "%d records (bytes after the gzip stream)", NSAMPLE);
-	tap_str_eq(o.error, want, "junk after a gzip member before END: damaged");
-	tap_ok(!o.cut, "junk after a gzip member before END: no cut to salvage");
+	check_junk_before_end(path, whole, "gzip");
 
 	/* The same for zstd: the writer's capture, then something more. */
 	if (write_sample(whole, &end))
@@ -1623,12 +1638,7 @@ test_bytes_after_end(void)
 
 	/* The records in frames, then junk where END should be. */
 	zstd_file(whole, content, end_at, 0, 100);
-	append_to(path, whole, "junk", 4);
-	read_capture(path, &o);
-	snprintf(want, sizeof(want), "damaged in a record header after "
-		 "%d records (bytes after the zstd stream)", NSAMPLE);
-	tap_str_eq(o.error, want, "junk after a zstd frame before END: damaged");
-	tap_ok(!o.cut, "junk after a zstd frame before END: no cut to salvage");
+	check_junk_before_end(path, whole, "zstd");
 
 	/* Records in frames of 100 bytes, END cut across two: whole. */
 	zstd_file(path, content, len, 0, 100);
