@@ -25,18 +25,26 @@ proc_exe_path(pid_t pid, char *buf, size_t size)
 	return len < 0 ? -errno : 0;
 }
 
+/* /proc/PID/file, opened to read; NULL with errno set. */
+static FILE *
+proc_fopen(pid_t pid, const char *file)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	return fopen(path, "re");
+}
+
 int
 proc_environ_value(pid_t pid, const char *name, char *buf, size_t size)
 {
 	size_t len = strlen(name);
-	char path[64], *entry = NULL;
+	char *entry = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int found = 0;
-	FILE *f;
+	FILE *f = proc_fopen(pid, "environ");
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (!found && (n = getdelim(&entry, &cap, '\0', f)) > 0) {
@@ -53,14 +61,12 @@ proc_environ_value(pid_t pid, const char *name, char *buf, size_t size)
 int
 proc_status_scan(pid_t pid, const char *key, const char *fmt, ...)
 {
-	char path[64], line[256];
+	char line[256];
 	size_t len = strlen(key);
 	int n = -ENOENT;	/* until the line is found */
 	va_list ap;
-	FILE *f;
+	FILE *f = proc_fopen(pid, "status");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
@@ -157,14 +163,12 @@ int
 proc_maps_foreach(pid_t pid, int (*fn)(void *ctx, const struct proc_mapping *m),
 		  void *ctx)
 {
-	char path[64], root[4096], map_file[96], *line = NULL;
+	char root[4096], map_file[96], *line = NULL;
 	size_t cap = 0, root_len;
 	bool elsewhere;
 	int ret = 0;
-	FILE *f;
+	FILE *f = proc_fopen(pid, "maps");
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	elsewhere = other_file_tree(pid, root, sizeof(root));
