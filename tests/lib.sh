@@ -351,6 +351,22 @@ summary_field() {
 		}' "$1"
 }
 
+# process_field FILE PID FIELD: a column of PID's line in a summary's
+# process table, as shown: exit, allocations, peak, leaked or command.
+process_field() {
+	awk -v pid="$2" -v field="$3" '
+		function trim(s) { gsub(/^ +| +$/, "", s); return s }
+		/^  processes, largest peak first:$/ { table = 1; next }
+		table && trim(substr($0, 3, 9)) == pid {
+			if (field == "exit") print trim(substr($0, 13, 9))
+			if (field == "allocations") print trim(substr($0, 23, 13))
+			if (field == "peak") print trim(substr($0, 37, 12))
+			if (field == "leaked") print trim(substr($0, 50, 12))
+			if (field == "command") print substr($0, 64)
+			exit
+		}' "$1"
+}
+
 # check_replayed NAME: memsup report NAME.cap gives the summary that the
 # live run printed to NAME.err, line for line (up to the size classes,
 # which only the report has, and the top sites, which the run adds).

@@ -208,7 +208,7 @@ write_end(struct session *s, struct capture_end *end, const char *output,
 	 */
 	session_unblock_signals();
 	if (!quiet)
-		summary_print(stderr, &s->heap, end);
+		summary_print(stderr, &s->heap, end, readable ? output : NULL, false);
 	if (err && kept_cut)
 		error_msg("cannot write capture %s: %s; it holds the records "
 			  "written until then, a capture cut short", output,

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 /* Past this many processes the summary lists the largest peaks only. */
-enum { SUMMARY_MAX_PROCESSES = 16 };
+enum { SUMMARY_PROCESSES = 5 };
 
 const char *
 describe_wait_status(int status, char *buf, size_t size)
@@ -79,6 +79,7 @@ processes_by_peak(const struct heap_model *h)
 	return order;
 }
 
+/* The one process of a run, with its figures in full. */
 static void
 print_process(FILE *out, const struct heap_process *p)
 {
@@ -96,32 +97,78 @@ print_process(FILE *out, const struct heap_process *p)
 	print_stats(out, &p->stats);
 }
 
-void
-summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end)
+/* A process's end in a table's column: "0", "SIGKILL", "running". */
+static const char *
+process_end(const struct heap_process *p, char *buf, size_t size)
 {
-	const struct heap_process *const *order = (const struct heap_process *const *)h->procs;
-	const struct heap_process **by_peak = NULL;
+	const char *name;
+
+	if (!p->exited)
+		return p->untraced ? "untraced" : "running";
+	if (WIFEXITED(p->wait_status)) {
+		snprintf(buf, size, "%d", WEXITSTATUS(p->wait_status));
+	} else if (WIFSIGNALED(p->wait_status)) {
+		name = sigabbrev_np(WTERMSIG(p->wait_status));
+		if (name)
+			snprintf(buf, size, "SIG%s", name);
+		else
+			snprintf(buf, size, "signal %d", WTERMSIG(p->wait_status));
+	} else {
+		snprintf(buf, size, "0x%x", (unsigned)p->wait_status);
+	}
+	return buf;
+}
+
+/*
+ * The processes, one line each, largest peak first: the first
+ * SUMMARY_PROCESSES of them unless all, then how to see the others.
+ */
+static void
+print_process_table(FILE *out, const struct heap_model *h, const char *capture, bool all)
+{
+	const struct heap_process **order = processes_by_peak(h);
 	size_t i, nshown = h->nprocs;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], end[32];
+
+	if (!all && nshown > SUMMARY_PROCESSES)
+		nshown = SUMMARY_PROCESSES;
+	fprintf(out, "  processes, largest peak first:\n");
+	fprintf(out, "  %9s %-9s %13s %12s %12s  %s\n", "pid", "exit", "allocations",
+		"peak", "leaked", "command");
+	for (i = 0; i < nshown; i++) {
+		const struct heap_process *p = order[i];
+
+		fprintf(out, "  %9u %-9s %13s %12s %12s  %s\n", p->pid,
+			process_end(p, end, sizeof(end)), human_count(a, p->stats.allocs),
+			human_size(b, p->stats.peak_bytes),
+			human_size(c, p->stats.leaked_bytes), p->image ? p->image : "?");
+	}
+	if (nshown < h->nprocs) {
+		fprintf(out, "  %9s %s more", "", human_count(a, h->nprocs - nshown));
+		if (capture)
+			fprintf(out, ": memsup report --processes %s", capture);
+		fputc('\n', out);
+	}
+	free(order);
+}
+
+void
+summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end,
+	      const char *capture, bool all_processes)
+{
 	char n[HUMAN_MAX];
 
 	fprintf(out, "memsup summary: %s process%s\n", human_count(n, h->nprocs),
 		h->nprocs == 1 ? "" : "es");
-	/* One process's figures are the tree's: said once. */
-	if (h->nprocs != 1) {
+	/* One process's figures are the tree's: said once, with no table. */
+	if (h->nprocs == 1) {
+		print_process(out, h->procs[0]);
+	} else {
 		fprintf(out, "  whole tree\n");
 		print_stats(out, &h->tree);
+		if (h->nprocs)
+			print_process_table(out, h, capture, all_processes);
 	}
-
-	if (h->nprocs > SUMMARY_MAX_PROCESSES) {
-		order = by_peak = processes_by_peak(h);
-		nshown = SUMMARY_MAX_PROCESSES;
-	}
-	for (i = 0; i < nshown; i++)
-		print_process(out, order[i]);
-	if (nshown < h->nprocs)
-		fprintf(out, "  (%s more processes with smaller peaks)\n",
-			human_count(n, h->nprocs - nshown));
-	free(by_peak);
 
 	if (end->cut) {
 		fprintf(out, "  cut short: the capture ends after record %s, %.3f s into "

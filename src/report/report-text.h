@@ -3,6 +3,7 @@
 #ifndef MEMSUP_REPORT_TEXT_H
 #define MEMSUP_REPORT_TEXT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct capture_end;
@@ -15,8 +16,14 @@ struct region_table;
 /* How a wait status reads: "exited 3", "killed by SIGKILL". */
 const char *describe_wait_status(int status, char *buf, size_t size);
 
-void summary_print(FILE *out, const struct heap_model *h,
-		   const struct capture_end *end);
+/*
+ * The tree's figures, then its processes one line each: the largest
+ * peaks only unless all_processes, with how to list the rest from
+ * capture (a path, or NULL when the capture cannot be read again).  A
+ * run of one process gets its figures and no table.
+ */
+void summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end,
+		   const char *capture, bool all_processes);
 /* The processes, largest peak first, then by pid: an array to free. */
 const struct heap_process **processes_by_peak(const struct heap_model *h);
 /* How many allocations fell in each size class, the empty ones left out. */

@@ -25,8 +25,8 @@
 static void
 usage(void)
 {
-	fputs("Usage: memsup report [--events] [-n N] [--format=FORMAT] [--metric=METRIC]\n"
-	      "                     [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
+	fputs("Usage: memsup report [--events] [--processes] [-n N] [--format=FORMAT]\n"
+	      "                     [--metric=METRIC] [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
 	      "                     [--debug-dir=DIR] [--strict] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
@@ -35,6 +35,9 @@ usage(void)
 	      "a warning and exit status 2.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
+	      "  -p, --processes\n"
+	      "                list every process in the summary (by default\n"
+	      "                the 5 largest peaks of a tree)\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
 	      "  -f, --format=text|json|folded|pprof|svg|html\n"
@@ -84,6 +87,7 @@ note_time(void *timeline, const struct heap_model *h, const struct record *r)
 struct report_args {
 	const char *file;
 	bool events;		/* the records, not the summary */
+	bool all_processes;	/* every process in the summary */
 	enum report_format format;
 	enum site_metric metric;
 	bool metric_given;
@@ -104,6 +108,7 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 {
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
+		{ "processes", no_argument, NULL, 'p' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'g' },
 		{ "full-names", no_argument, NULL, 'F' },
@@ -126,7 +131,7 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 	*status = MS_EXIT_FAILURE;
 	/* Options anywhere, as GNU tools take them; 0 starts getopt afresh. */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "en:f:m:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "epn:f:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			a->suppress = optarg;
@@ -139,6 +144,9 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 			break;
 		case 'e':
 			a->events = true;
+			break;
+		case 'p':
+			a->all_processes = true;
 			break;
 		case 'n':
 			if (!report_top_parse("report", optarg, &a->top))
@@ -183,6 +191,11 @@ check_options(const struct report_args *a, int nfiles)
 	if ((a->suppress || !a->default_suppressions) &&
 	    (a->events || a->format != REPORT_TEXT)) {
 		error_msg("report: suppressions go with the text report's sites");
+		return false;
+	}
+	if (a->all_processes && (a->events || a->format != REPORT_TEXT)) {
+		error_msg("report: --processes goes with the text summary "
+			  "(JSON lists every process)");
 		return false;
 	}
 	if (a->events && a->format != REPORT_TEXT) {
@@ -260,7 +273,8 @@ print_report(struct replay *p, const struct report_args *a,
 		break;
 	case REPORT_TEXT:
 		printf("command: %s\n", replay_command(p));
-		summary_print(stdout, &p->heap, replay_totals(p));
+		summary_print(stdout, &p->heap, replay_totals(p),
+			      strcmp(a->file, "-") ? a->file : NULL, a->all_processes);
 		sizes_print(stdout, &p->heap.tree);
 		regions_print(stdout, &p->heap.regions);
 		if (a->top && p->sites.resolved.count) {
