@@ -72,6 +72,11 @@ struct heap_site {
 	uint64_t live_at_peak;		/* see heap_site_peak_bytes() */
 	uint64_t peak_version;
 	uint64_t temporary;
+	/*
+	 * Its leaks are expected (the report's suppressions match it): the
+	 * leak figures and rankings leave them out, and count them apart.
+	 */
+	bool suppressed;
 };
 
 struct heap_model {

@@ -295,6 +295,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	    const struct sites *s, struct symbolizer *z, size_t n)
 {
 	const struct heap_process **order = processes_by_peak(h);
+	char suppressed[SUPPRESSED_DESCRIBE_MAX];
 	size_t i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -310,8 +311,12 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	fputs("<h2>Flame graph</h2>\n", out);
 	flamegraph_svg(out, h, s, z, METRIC_PEAK, command);
 	fputs("<h2>Top sites</h2>\n", out);
-	for (i = 0; i < SITE_RANKINGS; i++)
+	for (i = 0; i < SITE_RANKINGS; i++) {
 		print_ranking(out, h, s, z, n, site_rankings[i]);
+		if (site_rankings[i] == METRIC_LEAKED &&
+		    suppressed_describe(suppressed, sizeof(suppressed), h))
+			fprintf(out, "<p>Suppressed: %s.</p>\n", suppressed);
+	}
 	fputs("</body>\n</html>\n", out);
 	free(order);
 }

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 /* The schema's version: doc/report-json.md says what changes it. */
-#define REPORT_JSON_VERSION 2
+#define REPORT_JSON_VERSION 3
 
 static void
 print_sizes(FILE *out, const struct heap_stats *st)
@@ -117,21 +117,22 @@ print_site(FILE *out, const struct heap_model *h, const struct sites *s,
 	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
 		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
 		", \"leaked_blocks\": %" PRIu64 ", \"temporary\": %" PRIu64
-		", \"frames\": [", st->allocs, st->bytes_allocated,
+		", \"suppressed\": %s, \"frames\": [", st->allocs, st->bytes_allocated,
 		heap_site_peak_bytes(h, site), st->leaked_bytes, st->leaked_blocks,
-		st->temporary);
+		st->temporary, st->suppressed ? "true" : "false");
 	frames = sites_frames(s, site, &n);
 	for (i = 0; frames && i < n; i++)
 		print_frame(out, s, z, frames[i], i ? ", " : "");
 	fputs("]}", out);
 }
 
+/* The first n of the count sites of order (freed), as a named array. */
 static void
-print_ranking(FILE *out, const char *name, const struct heap_model *h,
-	      const struct sites *s, struct symbolizer *z, size_t n, enum site_metric m)
+print_sites(FILE *out, const char *name, const struct heap_model *h,
+	    const struct sites *s, struct symbolizer *z, size_t n, uint32_t *order,
+	    size_t count)
 {
-	size_t i, count;
-	uint32_t *order = sites_ranked(h, m, &count);
+	size_t i;
 
 	fprintf(out, "\"%s\": [", name);
 	for (i = 0; i < count && i < n; i++) {
@@ -140,6 +141,26 @@ print_ranking(FILE *out, const char *name, const struct heap_model *h,
 	}
 	fputs(count && n ? "\n  ]" : "]", out);
 	free(order);
+}
+
+static void
+print_ranking(FILE *out, const char *name, const struct heap_model *h,
+	      const struct sites *s, struct symbolizer *z, size_t n, enum site_metric m)
+{
+	size_t count;
+	uint32_t *order = sites_ranked(h, m, &count);
+
+	print_sites(out, name, h, s, z, n, order, count);
+}
+
+/* The tree's leaks, the program's apart from the suppressed ones. */
+static void
+print_leaks(FILE *out, const struct heap_model *h, const struct suppressed_leaks *t)
+{
+	fprintf(out, "\"leaks\": {\"bytes\": %" PRIu64 ", \"blocks\": %" PRIu64
+		", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_blocks\": %" PRIu64
+		", \"suppressed_sites\": %" PRIu64 "},\n", h->tree.leaked_bytes - t->bytes,
+		h->tree.leaked_blocks - t->blocks, t->bytes, t->blocks, t->sites);
 }
 
 static void
@@ -167,7 +188,9 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 	    const struct capture_end *end, const struct sites *s,
 	    struct symbolizer *z, size_t n)
 {
-	size_t i;
+	struct suppressed_leaks hidden;
+	size_t i, nsuppressed;
+	uint32_t *suppressed;
 
 	fprintf(out, "{\"memsup_report\": %d,\n\"command\": ", REPORT_JSON_VERSION);
 	json_string(out, command);
@@ -194,11 +217,15 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 			end->records, (double)end->last_ns / 1e9);
 	else
 		fputs("\"cut\": null,\n", out);
+	suppressed = sites_suppressed(h, &hidden, &nsuppressed);
+	print_leaks(out, h, &hidden);
 	print_regions(out, &h->regions);
 	fputs("\"top_sites\": {\n  ", out);
 	print_ranking(out, "peak", h, s, z, n, METRIC_PEAK);
 	fputs(",\n  ", out);
 	print_ranking(out, "leaked", h, s, z, n, METRIC_LEAKED);
+	fputs(",\n  ", out);
+	print_sites(out, "leaked_suppressed", h, s, z, n, suppressed, nsuppressed);
 	fputs(",\n  ", out);
 	print_ranking(out, "allocations", h, s, z, n, METRIC_COUNT);
 	fputs(",\n  ", out);

@@ -277,8 +277,9 @@ add_sample(struct profile *pr, const struct heap_model *h, const struct sites *s
 		ids[i] = location_id(pr, s, z, frames[i]);
 	values[0] = st->allocs;
 	values[1] = st->bytes_allocated;
-	values[2] = st->leaked_blocks;
-	values[3] = st->leaked_bytes;
+	/* A suppressed site's leaks are expected: not the program's. */
+	values[2] = st->suppressed ? 0 : st->leaked_blocks;
+	values[3] = st->suppressed ? 0 : st->leaked_bytes;
 	values[4] = heap_site_peak_bytes(h, site);
 	pb_packed(&sample, SAMPLE_LOCATION_ID, ids, i);
 	pb_packed(&sample, SAMPLE_VALUE, values, 5);

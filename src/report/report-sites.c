@@ -5,7 +5,6 @@
 #include "heap.h"
 #include "human-numbers.h"
 #include "sites.h"
-#include "suppressions.h"
 #include "symbolize.h"
 
 #include <inttypes.h>
@@ -67,7 +66,7 @@ site_figures_of(const struct heap_model *h, uint32_t site, struct site_figures *
 		.allocs = st->allocs,
 		.bytes_allocated = st->bytes_allocated,
 		.peak_bytes = heap_site_peak_bytes(h, site),
-		.leaked_bytes = st->leaked_bytes,
+		.leaked_bytes = st->suppressed ? 0 : st->leaked_bytes,
 		.temporary = st->temporary,
 	};
 }
@@ -114,11 +113,26 @@ by_value_descending(const void *a, const void *b)
 	return x->site < y->site ? -1 : x->site > y->site;
 }
 
+/* The n sites of order, largest value first: an array to free. */
+static uint32_t *
+ranked_sites(struct ranked *order, size_t n, size_t *count)
+{
+	uint32_t *sites;
+	size_t i;
+
+	qsort(order, n, sizeof(*order), by_value_descending);
+	sites = xcalloc(n ? n : 1, sizeof(*sites));
+	for (i = 0; i < n; i++)
+		sites[i] = order[i].site;
+	free(order);
+	*count = n;
+	return sites;
+}
+
 uint32_t *
 sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count)
 {
 	struct ranked *order = xcalloc(h->nsites ? h->nsites : 1, sizeof(*order));
-	uint32_t *sites;
 	size_t i, n = 0;
 
 	for (i = 0; i < h->nsites; i++) {
@@ -127,13 +141,27 @@ sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count)
 		if (v)
 			order[n++] = (struct ranked){ (uint32_t)i, v };
 	}
-	qsort(order, n, sizeof(*order), by_value_descending);
-	sites = xcalloc(n ? n : 1, sizeof(*sites));
-	for (i = 0; i < n; i++)
-		sites[i] = order[i].site;
-	free(order);
-	*count = n;
-	return sites;
+	return ranked_sites(order, n, count);
+}
+
+uint32_t *
+sites_suppressed(const struct heap_model *h, struct suppressed_leaks *total, size_t *count)
+{
+	struct ranked *order = xcalloc(h->nsites ? h->nsites : 1, sizeof(*order));
+	size_t i, n = 0;
+
+	*total = (struct suppressed_leaks){ 0 };
+	for (i = 0; i < h->nsites; i++) {
+		const struct heap_site *st = &h->sites[i];
+
+		if (!st->suppressed)
+			continue;
+		order[n++] = (struct ranked){ (uint32_t)i, st->leaked_bytes };
+		total->bytes += st->leaked_bytes;
+		total->blocks += st->leaked_blocks;
+	}
+	total->sites = n;
+	return ranked_sites(order, n, count);
 }
 
 size_t
@@ -216,24 +244,28 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 	}
 }
 
-/* What the suppressed sites of the leak ranking leaked. */
-static void
-print_suppressed(FILE *out, uint64_t bytes, uint64_t blocks, uint64_t nsites)
+const char *
+suppressed_describe(char *buf, size_t size, const struct heap_model *h)
 {
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
+	struct suppressed_leaks t;
+	size_t count;
 
-	fprintf(out, "  suppressed: %s in %s block%s from %s site%s\n",
-		human_bytes(a, bytes), human_count(b, blocks), plural(blocks),
-		human_count(c, nsites), plural(nsites));
+	free(sites_suppressed(h, &t, &count));
+	if (!t.sites)
+		return NULL;
+	snprintf(buf, size, "%s in %s block%s from %s site%s", human_bytes(a, t.bytes),
+		 human_count(b, t.blocks), plural(t.blocks), human_count(c, t.sites),
+		 plural(t.sites));
+	return buf;
 }
 
-/* The leak ranking leaves out the sites sp suppresses (none if NULL). */
+/* The leak ranking leaves out the suppressed sites, and says what they leaked. */
 static void
 print_top(FILE *out, const struct heap_model *h, const struct sites *s,
-	  struct symbolizer *z, size_t n, enum site_metric m,
-	  const struct suppressions *sp)
+	  struct symbolizer *z, size_t n, enum site_metric m)
 {
-	uint64_t hidden_bytes = 0, hidden_blocks = 0, hidden_sites = 0;
+	char hidden[SUPPRESSED_DESCRIBE_MAX];
 	size_t i, shown = 0, count;
 	uint32_t *order = sites_ranked(h, m, &count);
 
@@ -244,14 +276,8 @@ print_top(FILE *out, const struct heap_model *h, const struct sites *s,
 		char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
 		     t[HUMAN_MAX];
 
-		if (m == METRIC_LEAKED && sp && suppressed(sp, z, s, order[i])) {
-			hidden_bytes += st->leaked_bytes;
-			hidden_blocks += st->leaked_blocks;
-			hidden_sites++;
-			continue;
-		}
 		if (shown++ >= n)
-			continue;
+			break;
 		fprintf(out, "  #%zu %s allocation%s, %s; %s live at the peak; %s leaked "
 			"in %s block%s; %s temporary\n", shown, human_count(a, st->allocs),
 			plural(st->allocs), human_bytes(b, st->bytes_allocated),
@@ -262,17 +288,17 @@ print_top(FILE *out, const struct heap_model *h, const struct sites *s,
 	}
 	if (!shown)
 		fprintf(out, "  none\n");
-	if (hidden_sites)
-		print_suppressed(out, hidden_bytes, hidden_blocks, hidden_sites);
+	if (m == METRIC_LEAKED && suppressed_describe(hidden, sizeof(hidden), h))
+		fprintf(out, "  suppressed: %s\n", hidden);
 	free(order);
 }
 
 void
 sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-	    struct symbolizer *z, size_t n, const struct suppressions *sp)
+	    struct symbolizer *z, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < SITE_RANKINGS; i++)
-		print_top(out, h, s, z, n, site_rankings[i], sp);
+		print_top(out, h, s, z, n, site_rankings[i]);
 }

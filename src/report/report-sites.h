@@ -13,7 +13,6 @@
 
 struct heap_model;
 struct sites;
-struct suppressions;
 struct symbolizer;
 
 /* What a site is ranked by. */
@@ -30,7 +29,7 @@ struct site_figures {
 	uint64_t allocs;
 	uint64_t bytes_allocated;
 	uint64_t peak_bytes;		/* live at the tree's peak */
-	uint64_t leaked_bytes;
+	uint64_t leaked_bytes;		/* 0 for a suppressed site */
 	uint64_t temporary;
 };
 
@@ -50,6 +49,22 @@ uint64_t site_figure(const struct site_figures *f, enum site_metric m);
 uint64_t site_metric_value(const struct heap_model *h, uint32_t site, enum site_metric m);
 /* The sites whose value is not 0, largest first (to free), and how many. */
 uint32_t *sites_ranked(const struct heap_model *h, enum site_metric m, size_t *count);
+
+/* What the suppressed sites (heap_site.suppressed) leaked. */
+struct suppressed_leaks {
+	uint64_t bytes;
+	uint64_t blocks;
+	uint64_t sites;
+};
+/* The suppressed sites, largest leak first (to free), and what they leaked. */
+uint32_t *sites_suppressed(const struct heap_model *h, struct suppressed_leaks *total,
+			   size_t *count);
+#define SUPPRESSED_DESCRIBE_MAX 160
+/*
+ * What the suppressed sites leaked, "71.0 KiB (72,704 bytes) in 1 block
+ * from 1 site", into buf; NULL when no site is suppressed.
+ */
+const char *suppressed_describe(char *buf, size_t size, const struct heap_model *h);
 
 /* One function of a frame, as the reports show it. */
 struct frame_name {
@@ -79,10 +94,10 @@ size_t frame_label(char *buf, size_t size, struct symbolizer *z, const struct si
 /*
  * The top n sites by their bytes live at the tree's peak, by leaked
  * bytes, by allocations and by temporary allocations, each with its
- * symbolized call chain.  The leak ranking leaves out the sites that
- * sp (when not NULL) suppresses, and says what they leaked.
+ * symbolized call chain.  The leak ranking leaves out the suppressed
+ * sites, and says what they leaked.
  */
 void sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-		 struct symbolizer *z, size_t n, const struct suppressions *sp);
+		 struct symbolizer *z, size_t n);
 
 #endif

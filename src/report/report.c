@@ -58,9 +58,9 @@ usage(void)
 	      "                std::vector<>::push_back())\n"
 	      "      --suppress=FILE\n"
 	      "                leave the sites that a pattern of FILE (one a\n"
-	      "                line, as fnmatch(3)) matches out of the leak\n"
-	      "                ranking, counted as suppressed: any function of\n"
-	      "                the chain, its file, or its source file\n"
+	      "                line, as fnmatch(3)) matches out of the leaks of\n"
+	      "                every format, counted as suppressed: any function\n"
+	      "                of the chain, its file, or its source file\n"
 	      "      --no-default-suppressions\n"
 	      "                rank the leaks of the C and C++ runtimes too\n"
 	      "                (their start-up allocations, stdio buffers)\n"
@@ -188,9 +188,9 @@ check_options(const struct report_args *a, int nfiles)
 		error_msg("report: --metric goes with --format=folded or svg");
 		return false;
 	}
-	if ((a->suppress || !a->default_suppressions) &&
-	    (a->events || a->format != REPORT_TEXT)) {
-		error_msg("report: suppressions go with the text report's sites");
+	if ((a->suppress || !a->default_suppressions) && a->events) {
+		error_msg("report: suppressions go with the leaks of the sites, "
+			  "not with --events");
 		return false;
 	}
 	if (a->all_processes && (a->events || a->format != REPORT_TEXT)) {
@@ -243,7 +243,7 @@ load_suppressions(struct suppressions *sp, const struct report_args *a)
 /* A capture read whole, in the format asked: 0 or an exit status. */
 static int
 print_report(struct replay *p, const struct report_args *a,
-	     const struct timeline *timeline, const struct suppressions *sp)
+	     const struct timeline *timeline)
 {
 	int err;
 
@@ -279,7 +279,7 @@ print_report(struct replay *p, const struct report_args *a,
 		regions_print(stdout, &p->heap.regions);
 		if (a->top && p->sites.resolved.count) {
 			sites_print(stdout, &p->heap, &p->sites, &p->symbolizer,
-				    a->top, sp);
+				    a->top);
 			symbolizer_print_sources(stdout, &p->symbolizer, &p->sites);
 			symbolizer_print_missing(stdout, &p->symbolizer, &p->sites);
 		}
@@ -315,8 +315,10 @@ report_main(int argc, char **argv)
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict, NULL, NULL);
 	p.symbolizer.full_names = a.full_names;
 	/* With --events, the records went out as they were read. */
-	if (!ret && !a.events)
-		ret = print_report(&p, &a, &timeline, &suppressions);
+	if (!ret && !a.events) {
+		suppressions_apply(&suppressions, &p.symbolizer, &p.sites, &p.heap);
+		ret = print_report(&p, &a, &timeline);
+	}
 	if (!ret && replay_cut(&p))
 		ret = MS_EXIT_CUT;
 	replay_close(&p);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "suppressions.h"
 #include "error.h"
+#include "heap.h"
 #include "report-sites.h"
 #include "sites.h"
 
@@ -163,4 +164,16 @@ suppressed(const struct suppressions *sp, struct symbolizer *z, const struct sit
 		}
 	}
 	return runtime_only;
+}
+
+void
+suppressions_apply(const struct suppressions *sp, struct symbolizer *z,
+		   const struct sites *s, struct heap_model *h)
+{
+	size_t i;
+
+	/* Only a leak is ever suppressed: the others need no symbols. */
+	for (i = 0; i < h->nsites; i++)
+		h->sites[i].suppressed = h->sites[i].leaked_bytes &&
+					 suppressed(sp, z, s, (uint32_t)i);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct heap_model;
 struct sites;
 struct symbolizer;
 
@@ -39,5 +40,8 @@ int suppressions_load(struct suppressions *sp, const char *path);
  */
 bool suppressed(const struct suppressions *sp, struct symbolizer *z, const struct sites *s,
 		uint32_t site);
+/* Marks suppressed each site of h that leaked and sp suppresses. */
+void suppressions_apply(const struct suppressions *sp, struct symbolizer *z,
+			const struct sites *s, struct heap_model *h);
 
 #endif
