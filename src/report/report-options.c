@@ -14,6 +14,7 @@ static const char *const format_names[] = {
 	[REPORT_PPROF] = "pprof",
 	[REPORT_SVG] = "svg",
 	[REPORT_HTML] = "html",
+	[REPORT_MASSIF] = "massif",
 };
 
 #define NFORMATS (sizeof(format_names) / sizeof(format_names[0]))

@@ -13,6 +13,7 @@ enum report_format {
 	REPORT_PPROF,
 	REPORT_SVG,
 	REPORT_HTML,
+	REPORT_MASSIF,
 };
 #define REPORT_FORMAT(f) (1u << (f))	/* in a set of formats */
 

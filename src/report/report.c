@@ -7,6 +7,7 @@
 #include "report-folded.h"
 #include "report-html.h"
 #include "report-json.h"
+#include "report-massif.h"
 #include "report-options.h"
 #include "report-pprof.h"
 #include "report-sites.h"
@@ -40,14 +41,16 @@ usage(void)
 	      "                the 5 largest peaks of a tree)\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded|pprof|svg|html\n"
+	      "  -f, --format=text|json|folded|pprof|svg|html|massif\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
 	      "                describes it; folded stacks, one line per site,\n"
 	      "                for flame graphs (flamegraph.pl, inferno,\n"
 	      "                speedscope); pprof's gzipped profile.proto; an\n"
-	      "                interactive flame graph as SVG; or one HTML page\n"
+	      "                interactive flame graph as SVG; one HTML page\n"
 	      "                with the summary, the heap over time, the regions,\n"
-	      "                the flame graph and the top sites\n"
+	      "                the flame graph and the top sites; or valgrind\n"
+	      "                massif's file of the heap over time and its peak,\n"
+	      "                for ms_print and massif-visualizer\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
@@ -259,6 +262,10 @@ print_report(struct replay *p, const struct report_args *a,
 		report_html(stdout, replay_command(p), &p->heap, replay_totals(p),
 			    timeline, &p->sites, &p->symbolizer, a->top);
 		break;
+	case REPORT_MASSIF:
+		report_massif(stdout, replay_command(p), &p->heap, timeline, &p->sites,
+			      &p->symbolizer);
+		break;
 	case REPORT_SVG:
 		flamegraph_svg(stdout, &p->heap, &p->sites, &p->symbolizer, a->metric,
 			       replay_command(p));
@@ -308,7 +315,7 @@ report_main(int argc, char **argv)
 	if (a.events)
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
 				  print_event, NULL);
-	else if (a.format == REPORT_HTML)
+	else if (a.format == REPORT_HTML || a.format == REPORT_MASSIF)
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
 				  note_time, &timeline);
 	else

@@ -4,8 +4,8 @@
  * the report's site resolution and the heap model, must end in a record
  * count or a clear error, never in a crash, a hang or a sanitizer report.
  * A capture read to its end is then reported as JSON, folded stacks,
- * HTML (with its flame graph and chart) and pprof, its frames named from
- * the names it holds.
+ * HTML (with its flame graph and chart), massif's file and pprof, its
+ * frames named from the names it holds.
  */
 #include "capture.h"
 #include "flamegraph.h"
@@ -14,6 +14,7 @@
 #include "report-folded.h"
 #include "report-html.h"
 #include "report-json.h"
+#include "report-massif.h"
 #include "report-pprof.h"
 #include "sites.h"
 #include "symbolize.h"
@@ -70,6 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
 		report_html(out, capture_command(rd), &heap, capture_totals(rd), &timeline,
 			    &sites, &z, 5);
+		report_massif(out, capture_command(rd), &heap, &timeline, &sites, &z);
 		fflush(out);
 		report_pprof(fileno(out), &heap, &sites, &z);
 		symbolizer_free(&z);
