@@ -29,8 +29,9 @@ usage(void)
 {
 	fputs("Usage: memsup [OPTIONS] [--] CMD [ARGS...]\n"
 	      "       memsup [OPTIONS] -p PID [--duration=DURATION]\n"
-	      "       memsup report [--events] [--processes] [-n N] [--format=FORMAT]\n"
-	      "                     [--metric=METRIC] [--full-names] [--suppress=FILE]\n"
+	      "       memsup report [--events] [--processes] [--pid=PID] [--command=NAME]\n"
+	      "                     [-n N] [--format=FORMAT] [--metric=METRIC]\n"
+	      "                     [--full-names] [--suppress=FILE]\n"
 	      "                     [--no-default-suppressions] [--debug-dir=DIR] [--strict]\n"
 	      "                     FILE\n"
 	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"

@@ -573,7 +573,8 @@ diff_main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 2 && !ret; i++, read++) {
-		ret = replay_read(&p[i], argv[optind + i], debug_dir, strict, NULL, NULL);
+		ret = replay_read(&p[i], argv[optind + i], debug_dir, strict, NULL, NULL,
+				  NULL);
 		p[i].symbolizer.full_names = full_names;
 	}
 	if (!ret) {

@@ -77,6 +77,15 @@ site_live_add(struct heap_model *h, uint32_t site, int64_t bytes)
 	st->live_bytes += (uint64_t)bytes;
 }
 
+static void
+process_free(struct heap_process *p)
+{
+	u64map_free(&p->live);
+	free(p->regions.open);
+	free(p->image);
+	free(p);
+}
+
 void
 heap_init(struct heap_model *h)
 {
@@ -92,6 +101,48 @@ heap_init(struct heap_model *h)
 	u64map_init(&h->last_alloc);
 	h->last_thread = NULL;
 	h->regions = (struct region_table){ 0 };
+	h->filter = (struct heap_filter){ 0 };
+}
+
+void
+heap_select(struct heap_model *h, const struct heap_filter *f)
+{
+	h->filter = *f;
+}
+
+/* Whether the filter takes p, as it is now. */
+static void
+process_filter(const struct heap_model *h, struct heap_process *p)
+{
+	const struct heap_filter *f = &h->filter;
+
+	const char *name = p->image ? strrchr(p->image, '/') : NULL;
+
+	name = name ? name + 1 : p->image;
+	p->counted = (!f->pid || p->pid == f->pid) &&
+		     (!f->command || (name && !strcmp(f->command, name)));
+}
+
+/* The processes never counted are no part of what the reports show. */
+void
+heap_finish(struct heap_model *h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nprocs; i++) {
+		struct heap_process *p = h->procs[i];
+		const struct heap_stats *st = &p->stats;
+
+		if (p->counted || st->allocs || st->frees || st->unknown_frees ||
+		    st->failed_calls) {
+			h->procs[n++] = p;
+			continue;
+		}
+		u64map_remove(&h->running, p->pid, NULL);
+		process_free(p);
+	}
+	h->nprocs = n;
+	h->last_process = NULL;
 }
 
 void
@@ -99,12 +150,8 @@ heap_free(struct heap_model *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nprocs; i++) {
-		u64map_free(&h->procs[i]->live);
-		free(h->procs[i]->regions.open);
-		free(h->procs[i]->image);
-		free(h->procs[i]);
-	}
+	for (i = 0; i < h->nprocs; i++)
+		process_free(h->procs[i]);
 	free(h->procs);
 	free(h->sites);
 	u64map_free(&h->running);
@@ -130,6 +177,7 @@ process_new(struct heap_model *h, uint32_t pid, uint32_t parent)
 	h->procs[h->nprocs++] = p;
 	u64map_put(&h->running, pid, (uintptr_t)p);
 	h->last_process = NULL;
+	process_filter(h, p);
 	return p;
 }
 
@@ -332,6 +380,31 @@ call_failed(struct heap_model *h, struct heap_process *p)
 	h->tree.failed_calls++;
 }
 
+/*
+ * A call of a process the filter leaves out: its table is kept (a child
+ * it forks may be counted, and free what it inherits), nothing counted.
+ */
+static void
+track_call(struct heap_process *p, const struct record *r)
+{
+	uint64_t value;
+
+	switch (r->call.call) {
+	case MS_CALL_FREE:
+		live_take(p, r->call.ptr, &value);
+		return;
+	case MS_CALL_REALLOC:
+	case MS_CALL_REALLOCARRAY:
+		if (r->call.old_ptr && (r->call.ptr || r->call.size == 0))
+			live_take(p, r->call.old_ptr, &value);
+		break;
+	}
+	if (r->call.ptr) {
+		live_take(p, r->call.ptr, &value);
+		live_add(p, r->call.ptr, block_value(r->call.size, r->call.site));
+	}
+}
+
 static void
 apply_call(struct heap_model *h, const struct record *r)
 {
@@ -339,6 +412,10 @@ apply_call(struct heap_model *h, const struct record *r)
 	uint64_t ptr = r->call.ptr, old = r->call.old_ptr, value = 0;
 	bool known;
 
+	if (!p->counted) {
+		track_call(p, r);
+		return;
+	}
 	switch (r->call.call) {
 	case MS_CALL_FREE:
 		/*
@@ -375,13 +452,20 @@ apply_call(struct heap_model *h, const struct record *r)
 	}
 }
 
-/* The process's blocks leave the tree's live heap with its address space. */
+/*
+ * The process's blocks leave the tree's live heap with its address
+ * space: those it counted, that is.
+ */
 static void
 release_blocks(struct heap_model *h, struct heap_process *p, bool leaked)
 {
 	struct u64map_slot *s;
 
 	live_settle(p);
+	if (!p->counted) {
+		u64map_free(&p->live);
+		return;
+	}
 	u64map_foreach(&p->live, s) {
 		if (s->value & HEAP_INHERITED)
 			continue;
@@ -403,12 +487,15 @@ apply_fork(struct heap_model *h, const struct record *r)
 	struct heap_process *child = process_new(h, r->fork.child, r->pid);
 	struct u64map_slot *s;
 
-	if (parent->image)
+	if (parent->image) {
 		child->image = xstrdup(parent->image);
+		process_filter(h, child);
+	}
 	live_settle(parent);
 	u64map_foreach(&parent->live, s)
 		u64map_put(&child->live, s->key, s->value | HEAP_INHERITED);
-	regions_inherit(&child->regions, &parent->regions);
+	if (child->counted)
+		regions_inherit(&child->regions, &parent->regions);
 }
 
 static void
@@ -422,6 +509,7 @@ apply_exec(struct heap_model *h, const struct record *r)
 	p->untraced = false;
 	free(p->image);
 	p->image = xstrdup(r->exec.path);
+	process_filter(h, p);
 }
 
 static void
@@ -429,12 +517,15 @@ apply_exit(struct heap_model *h, const struct record *r)
 {
 	struct heap_process *p = process_of(h, r->pid, false);
 
-	p->stats.leaked_bytes = p->stats.live_bytes;
-	p->stats.leaked_blocks = p->stats.live_blocks;
-	h->tree.leaked_bytes += p->stats.live_bytes;
-	h->tree.leaked_blocks += p->stats.live_blocks;
+	if (p->counted) {
+		p->stats.leaked_bytes = p->stats.live_bytes;
+		p->stats.leaked_blocks = p->stats.live_blocks;
+		h->tree.leaked_bytes += p->stats.live_bytes;
+		h->tree.leaked_blocks += p->stats.live_blocks;
+	}
 	p->exited = true;
 	p->wait_status = r->exit.wait_status;
+	h->exited_counted = p->counted;
 	release_blocks(h, p, true);
 	regions_close(&h->regions, &p->regions);
 	u64map_remove(&h->running, p->pid, NULL);
@@ -446,10 +537,26 @@ apply_region(struct heap_model *h, const struct record *r)
 {
 	struct heap_process *p = process_of(h, r->pid, true);
 
+	if (!p->counted)
+		return;
 	if (r->region.mark == MS_REGION_BEGIN)
 		regions_begin(&h->regions, &p->regions, r->region.name, p->stats.live_bytes);
 	else
 		regions_end(&h->regions, &p->regions, r->region.name);
+}
+
+bool
+heap_counts(const struct heap_model *h, const struct record *r)
+{
+	const struct u64map_slot *s;
+
+	if (!h->filter.pid && !h->filter.command)
+		return true;
+	/* An exit takes the process out of running: it was the last looked up. */
+	if (r->type == REC_EXIT)
+		return h->exited_counted;
+	s = u64map_find(&h->running, r->pid);
+	return s && ((const struct heap_process *)(uintptr_t)s->value)->counted;
 }
 
 void

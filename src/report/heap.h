@@ -49,6 +49,9 @@ struct heap_process {
 	bool untraced;
 	bool exited;
 	int wait_status;
+	/* The model's filter takes it now: the figures count only what it
+	 * did while counted. */
+	bool counted;
 	/* address -> requested size and site, with HEAP_INHERITED for blocks
 	 * copied from the parent at fork (heap.c packs them) */
 	struct u64map live;
@@ -79,6 +82,12 @@ struct heap_site {
 	bool suppressed;
 };
 
+/* Which processes the figures count: all, or one pid's, or one command's. */
+struct heap_filter {
+	uint32_t pid;		/* 0: any */
+	const char *command;	/* its image's base name, while it runs it; NULL: any */
+};
+
 struct heap_model {
 	struct u64map running;		/* pid -> struct heap_process * */
 	/*
@@ -101,11 +110,27 @@ struct heap_model {
 	struct u64map last_alloc;
 	struct u64map_slot *last_thread;
 	struct region_table regions;
+	struct heap_filter filter;
+	bool exited_counted;		/* the last process to exit was counted */
 };
 
 void heap_init(struct heap_model *h);
 void heap_free(struct heap_model *h);
+/*
+ * Counts only the processes f takes, from the first record on: the tree,
+ * the sites and the regions are theirs, and the others are left out of
+ * procs once heap_finish() is called.
+ */
+void heap_select(struct heap_model *h, const struct heap_filter *f);
+/*
+ * After the last record: the processes the filter left out are dropped,
+ * those that did nothing while counted and were not counted at the end
+ * (a shell's child before its exec) with them.
+ */
+void heap_finish(struct heap_model *h);
 void heap_apply(struct heap_model *h, const struct record *r);
+/* Whether the filter counts r's process, r just applied. */
+bool heap_counts(const struct heap_model *h, const struct record *r);
 /* The size class of an allocation of size bytes. */
 unsigned int heap_size_class(uint64_t size);
 /* The bytes the blocks of site held when the tree's live heap peaked. */

@@ -22,6 +22,7 @@ warn_cut(const char *name, const struct capture_reader *rd)
 
 int
 replay_read(struct replay *p, const char *path, const char *debug_dir, bool strict,
+	    const struct heap_filter *filter,
 	    void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
 	    void *ctx)
 {
@@ -30,6 +31,8 @@ replay_read(struct replay *p, const char *path, const char *debug_dir, bool stri
 	int n;
 
 	heap_init(&p->heap);
+	if (filter)
+		heap_select(&p->heap, filter);
 	sites_init(&p->sites);
 	symbolizer_init(&p->symbolizer, debug_dir);
 	p->rd = capture_open(path);
@@ -52,6 +55,7 @@ replay_read(struct replay *p, const char *path, const char *debug_dir, bool stri
 	}
 	if (n < 0)
 		warn_cut(name, p->rd);
+	heap_finish(&p->heap);
 	return 0;
 }
 

@@ -24,12 +24,14 @@ struct replay {
 
 /*
  * Reads the capture at path to its end, handing each record to each too
- * (when not NULL), once the models have it.  A capture cut short is read
+ * (when not NULL), once the models have it.  The heap model counts the
+ * processes filter takes (all when NULL).  A capture cut short is read
  * up to the cut with a warning (see replay_cut), unless strict.  Returns
  * 0, or the exit status after saying what is wrong with the file; either
  * way replay_close() frees what it took.
  */
 int replay_read(struct replay *p, const char *path, const char *debug_dir, bool strict,
+		const struct heap_filter *filter,
 		void (*each)(void *ctx, const struct heap_model *h, const struct record *r),
 		void *ctx);
 /* Whether the capture read was cut short: its report covers only a part. */

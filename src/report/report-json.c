@@ -194,7 +194,14 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 
 	fprintf(out, "{\"memsup_report\": %d,\n\"command\": ", REPORT_JSON_VERSION);
 	json_string(out, command);
-	fputs(",\n\"tree\": ", out);
+	fputs(",\n\"filter\": {\"pid\": ", out);
+	if (h->filter.pid)
+		fprintf(out, "%" PRIu32, h->filter.pid);
+	else
+		fputs("null", out);
+	fputs(", \"command\": ", out);
+	json_string(out, h->filter.command);
+	fputs("},\n\"tree\": ", out);
 	print_stats(out, &h->tree);
 	fputs(",\n\"processes\": [", out);
 	for (i = 0; i < h->nprocs; i++) {

@@ -5,6 +5,8 @@
 #include "human-numbers.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const format_names[] = {
@@ -69,4 +71,44 @@ report_top_parse(const char *command, const char *arg, unsigned long *top)
 	}
 	*top = (unsigned long)n;
 	return true;
+}
+
+bool
+report_pid_parse(const char *command, const char *arg, struct heap_filter *f)
+{
+	uint64_t n;
+
+	if (!human_parse(arg, &n, NULL) || !n || n > UINT32_MAX) {
+		error_msg("%s: --pid takes a process id, not '%s'", command, arg);
+		return false;
+	}
+	f->pid = (uint32_t)n;
+	return true;
+}
+
+bool
+report_command_parse(const char *command, const char *arg, struct heap_filter *f)
+{
+	if (!arg[0] || strchr(arg, '/')) {
+		error_msg("%s: --command takes a program's name, with no '/', not '%s'",
+			  command, arg);
+		return false;
+	}
+	f->command = arg;
+	return true;
+}
+
+bool
+report_filter_matched(const char *command, const char *file, const struct heap_model *h)
+{
+	const struct heap_filter *f = &h->filter;
+	char pid[32] = "";
+
+	if (h->nprocs || (!f->pid && !f->command))
+		return true;
+	if (f->pid)
+		snprintf(pid, sizeof(pid), " --pid=%u", f->pid);
+	error_msg("%s: %s: no process matches%s%s%s", command, file, pid,
+		  f->command ? " --command=" : "", f->command ? f->command : "");
+	return false;
 }

@@ -4,6 +4,7 @@
 #define MEMSUP_REPORT_OPTIONS_H
 
 #include <stdbool.h>
+#include "heap.h"
 #include "report-sites.h"
 
 enum report_format {
@@ -26,5 +27,10 @@ bool report_format_parse(const char *command, const char *arg, unsigned int allo
 			 enum report_format *f);
 bool report_metric_parse(const char *command, const char *arg, enum site_metric *m);
 bool report_top_parse(const char *command, const char *arg, unsigned long *top);
+/* --pid and --command: which processes the figures count. */
+bool report_pid_parse(const char *command, const char *arg, struct heap_filter *f);
+bool report_command_parse(const char *command, const char *arg, struct heap_filter *f);
+/* Whether h, read from file with a filter, holds a process; if not, says so. */
+bool report_filter_matched(const char *command, const char *file, const struct heap_model *h);
 
 #endif

@@ -158,8 +158,13 @@ summary_print(FILE *out, const struct heap_model *h, const struct capture_end *e
 {
 	char n[HUMAN_MAX];
 
-	fprintf(out, "memsup summary: %s process%s\n", human_count(n, h->nprocs),
+	fprintf(out, "memsup summary: %s process%s", human_count(n, h->nprocs),
 		h->nprocs == 1 ? "" : "es");
+	if (h->filter.pid)
+		fprintf(out, ", counted with --pid=%u", h->filter.pid);
+	if (h->filter.command)
+		fprintf(out, ", counted with --command=%s", h->filter.command);
+	fputc('\n', out);
 	/* One process's figures are the tree's: said once, with no table. */
 	if (h->nprocs == 1) {
 		print_process(out, h->procs[0]);

@@ -26,8 +26,8 @@
 static void
 usage(void)
 {
-	fputs("Usage: memsup report [--events] [--processes] [-n N] [--format=FORMAT]\n"
-	      "                     [--metric=METRIC] [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
+	fputs("Usage: memsup report [--events] [--processes] [--pid=PID] [--command=NAME]\n"
+	      "                     [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
 	      "                     [--debug-dir=DIR] [--strict] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
@@ -36,9 +36,13 @@ usage(void)
 	      "a warning and exit status 2.\n"
 	      "\n"
 	      "  -e, --events  list the records instead of the summary\n"
-	      "  -p, --processes\n"
+	      "      --processes\n"
 	      "                list every process in the summary (by default\n"
 	      "                the 5 largest peaks of a tree)\n"
+	      "      --pid=PID count process PID only\n"
+	      "      --command=NAME\n"
+	      "                count the processes running the program NAME\n"
+	      "                (its base name) only, while they run it\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
 	      "  -f, --format=text|json|folded|pprof|svg|html|massif\n"
@@ -77,7 +81,8 @@ usage(void)
 static void
 print_event(void *ctx, const struct heap_model *h, const struct record *r)
 {
-	event_print(stdout, r);
+	if (heap_counts(h, r))
+		event_print(stdout, r);
 }
 
 static void
@@ -91,6 +96,7 @@ struct report_args {
 	const char *file;
 	bool events;		/* the records, not the summary */
 	bool all_processes;	/* every process in the summary */
+	struct heap_filter filter;
 	enum report_format format;
 	enum site_metric metric;
 	bool metric_given;
@@ -111,7 +117,9 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 {
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
-		{ "processes", no_argument, NULL, 'p' },
+		{ "processes", no_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'g' },
 		{ "full-names", no_argument, NULL, 'F' },
@@ -134,7 +142,7 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 	*status = MS_EXIT_FAILURE;
 	/* Options anywhere, as GNU tools take them; 0 starts getopt afresh. */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "epn:f:m:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "en:f:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			a->suppress = optarg;
@@ -148,8 +156,16 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 		case 'e':
 			a->events = true;
 			break;
-		case 'p':
+		case 'P':
 			a->all_processes = true;
+			break;
+		case 'p':
+			if (!report_pid_parse("report", optarg, &a->filter))
+				return false;
+			break;
+		case 'c':
+			if (!report_command_parse("report", optarg, &a->filter))
+				return false;
 			break;
 		case 'n':
 			if (!report_top_parse("report", optarg, &a->top))
@@ -313,14 +329,17 @@ report_main(int argc, char **argv)
 		return MS_EXIT_FAILURE;
 	timeline_init(&timeline);
 	if (a.events)
-		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
 				  print_event, NULL);
 	else if (a.format == REPORT_HTML || a.format == REPORT_MASSIF)
-		ret = replay_read(&p, a.file, a.debug_dir, a.strict,
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
 				  note_time, &timeline);
 	else
-		ret = replay_read(&p, a.file, a.debug_dir, a.strict, NULL, NULL);
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
+				  NULL, NULL);
 	p.symbolizer.full_names = a.full_names;
+	if (!ret && !report_filter_matched("report", a.file, &p.heap))
+		ret = MS_EXIT_FAILURE;
 	/* With --events, the records went out as they were read. */
 	if (!ret && !a.events) {
 		suppressions_apply(&suppressions, &p.symbolizer, &p.sites, &p.heap);
