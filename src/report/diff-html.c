@@ -141,14 +141,19 @@ print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 	fputs("</tr>\n", out);
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
-		const char *frame, *end = NULL;
+		const char *frame, *end = NULL, *where, *where_end = NULL;
 		char name[1024];
-		size_t len;
+		size_t len, where_len;
 
 		fprintf(out, "<tr><td>%zu</td><td class=\"chain\">", i + 1);
 		while ((frame = diff_prev_frame(c->v[i].name, &end, &len))) {
+			where = diff_prev_frame(c->v[i].sources, &where_end, &where_len);
 			snprintf(name, sizeof(name), "%.*s", (int)len, frame);
 			markup_text(out, name, SIZE_MAX);
+			if (where && where_len) {
+				snprintf(name, sizeof(name), " (%.*s)", (int)where_len, where);
+				markup_text(out, name, SIZE_MAX);
+			}
 			fputs(frame > c->v[i].name ? "<br>" : "", out);
 		}
 		fputs("</td>", out);

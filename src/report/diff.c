@@ -65,6 +65,34 @@ figures_add(struct site_figures *t, const struct site_figures *f)
 	t->temporary += f->temporary;
 }
 
+/* A site's frames' source lines, as folded_chain orders its names. */
+static char *
+chain_sources(struct replay *p, uint32_t site)
+{
+	struct frame_name f;
+	const uint64_t *frames;
+	uint32_t n = 0, i;
+	size_t k, nk, size = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &size);
+
+	if (!out)
+		perror_msg_and_die("open_memstream");
+	frames = sites_frames(&p->sites, site, &n);
+	for (i = n; i-- > 0;) {
+		nk = frame_describe(&p->symbolizer, &p->sites, frames[i], 0, &f);
+		for (k = nk; k-- > 0;) {
+			frame_describe(&p->symbolizer, &p->sites, frames[i], k, &f);
+			fputs(f.where, out);
+			if (i || k)
+				fputc(';', out);
+		}
+	}
+	if (fclose(out))
+		perror_msg_and_die("open_memstream");
+	return text;
+}
+
 /* Every site of p, as a chain with its figures on this side. */
 static void
 add_sites(struct chains *c, struct replay *p, int side)
@@ -94,14 +122,21 @@ add_sites(struct chains *c, struct replay *p, int side)
 		folded_chain(out, &p->sites, &p->symbolizer, site);
 		if (fclose(out))
 			perror_msg_and_die("open_memstream");
+		ch->sources = chain_sources(p, site);
 		site_figures_of(h, site, &ch->side[side]);
 	}
 }
 
+/* By name; of one name, B's first, whose sources the merged chain keeps. */
 static int
 by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct chain *)a)->name, ((const struct chain *)b)->name);
+	const struct chain *x = a, *y = b;
+	int order = strcmp(x->name, y->name);
+
+	if (order)
+		return order;
+	return (y->side[1].allocs != 0) - (x->side[1].allocs != 0);
 }
 
 /* One entry per chain: the sites of one chain, on either side, summed. */
@@ -124,6 +159,7 @@ merge_chains(struct chains *c)
 		for (side = 0; side < 2; side++)
 			figures_add(&into->side[side], &c->v[i].side[side]);
 		free(c->v[i].name);
+		free(c->v[i].sources);
 	}
 	c->n = kept;
 }
@@ -369,22 +405,46 @@ print_text(FILE *out, const struct chains *c, const struct replay *p,
 	for (i = 0; i < c->n && shown < top; i++) {
 		const struct chain *ch = &c->v[i];
 		const struct site_figures *a = &ch->side[0], *b = &ch->side[1];
-		const char *frame, *end;
-		size_t len;
+		const char *frame, *end, *where, *where_end;
+		size_t len, where_len;
 
 		if (!diff_change(ch, m))
 			break;
 		fprintf(out, "  #%zu", ++shown);
 		print_figures(out, a, b);
-		end = NULL;
-		while ((frame = diff_prev_frame(ch->name, &end, &len)))
-			fprintf(out, "        %.*s\n", (int)len, frame);
+		end = where_end = NULL;
+		while ((frame = diff_prev_frame(ch->name, &end, &len))) {
+			where = diff_prev_frame(ch->sources, &where_end, &where_len);
+			fprintf(out, "        %.*s", (int)len, frame);
+			if (where && where_len)
+				fprintf(out, " (%.*s)", (int)where_len, where);
+			fputc('\n', out);
+		}
 	}
 	if (!shown)
 		print_other_changes(out, c, m);
 	if (c->no_stack[0].allocs || c->no_stack[1].allocs) {
 		fprintf(out, "without a call stack, so in no chain:\n ");
 		print_figures(out, &c->no_stack[0], &c->no_stack[1]);
+	}
+}
+
+/* A chain's sources, outermost first, each a string or null. */
+static void
+json_sources(FILE *out, const char *sources)
+{
+	const char *where = sources;
+	char one[4096];
+	size_t len;
+
+	for (;;) {
+		len = strcspn(where, ";");
+		snprintf(one, sizeof(one), "%.*s", (int)len, where);
+		json_string(out, len ? one : NULL);
+		if (!where[len])
+			break;
+		fputs(", ", out);
+		where += len + 1;
 	}
 }
 
@@ -459,7 +519,9 @@ print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
 		fputs(i ? ",\n  {\"chain\": " : "\n  {\"chain\": ", out);
 		json_string(out, c->v[i].name);
-		fputs(", \"a\": ", out);
+		fputs(", \"sources\": [", out);
+		json_sources(out, c->v[i].sources);
+		fputs("], \"a\": ", out);
 		json_stats(out, &c->v[i].side[0]);
 		fputs(", \"b\": ", out);
 		json_stats(out, &c->v[i].side[1]);
@@ -598,7 +660,10 @@ diff_main(int argc, char **argv)
 			ret = MS_EXIT_CUT;
 	}
 	for (i = 0; i < c.n; i++)
+	{
 		free(c.v[i].name);
+		free(c.v[i].sources);
+	}
 	free(c.v);
 	for (i = 0; i < read; i++)
 		replay_close(&p[i]);

@@ -16,6 +16,12 @@ struct replay;
 /* A chain, and what it did in A (side 0) and in B (side 1). */
 struct chain {
 	char *name;		/* folded: outermost frame first */
+	/*
+	 * Each frame's "file:line", or "", in the order of name, joined by
+	 * ";": B's when B has the chain (lines move between builds; names
+	 * match chains).
+	 */
+	char *sources;
 	struct site_figures side[2];	/* its sites summed */
 };
 
