@@ -160,19 +160,8 @@ static uint64_t
 parse_size(const char *arg)
 {
 	uint64_t n;
-	const char *end;
-	int shift = 0;
 
-	if (!human_parse(arg, &n, &end))
-		return 0;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	}
-	if (*end || n > (UINT64_MAX >> shift))
-		return 0;
-	return n << shift;
+	return human_parse_size(arg, &n) ? n : 0;
 }
 
 /* A BPF map size, from 1 to MAX_MAP_ENTRIES; 0 when malformed. */

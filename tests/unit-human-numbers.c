@@ -24,12 +24,24 @@ parsed(char buf[HUMAN_MAX], const char *arg, bool with_rest)
 	return buf;
 }
 
+/* What human_parse_size makes of arg: the bytes, or "refused". */
+static const char *
+size(char buf[HUMAN_MAX], const char *arg)
+{
+	uint64_t n;
+
+	if (!human_parse_size(arg, &n))
+		return "refused";
+	snprintf(buf, HUMAN_MAX, "%llu", (unsigned long long)n);
+	return buf;
+}
+
 int
 main(void)
 {
 	char buf[HUMAN_MAX];
 
-	tap_plan(24);
+	tap_plan(35);
 	tap_str_eq(human_count(buf, 0), "0", "0");
 	tap_str_eq(human_count(buf, 999), "999", "three digits, no separator");
 	tap_str_eq(human_count(buf, 1000), "1,000", "four digits, one separator");
@@ -57,5 +69,16 @@ main(void)
 	tap_str_eq(parsed(buf, " 1", false), "refused", "white space first");
 	tap_str_eq(parsed(buf, "", true), "refused", "nothing");
 	tap_str_eq(parsed(buf, "ms", true), "refused", "a unit alone");
+	tap_str_eq(size(buf, "64K"), "65536", "a size in K");
+	tap_str_eq(size(buf, "10MiB"), "10485760", "a size in MiB");
+	tap_str_eq(size(buf, "2g"), "2147483648", "a unit in lower case");
+	tap_str_eq(size(buf, "1T"), "1099511627776", "a size in T");
+	tap_str_eq(size(buf, "15000"), "15000", "a size in bytes");
+	tap_str_eq(size(buf, "0"), "0", "no bytes");
+	tap_str_eq(size(buf, "10MB"), "refused", "MB: decimal or binary is not said");
+	tap_str_eq(size(buf, "10 M"), "refused", "a space before the unit");
+	tap_str_eq(size(buf, "10Ki"), "refused", "a unit cut short");
+	tap_str_eq(size(buf, "16777216T"), "refused", "past 64 bits");
+	tap_str_eq(size(buf, "M"), "refused", "a unit alone");
 	return tap_done();
 }

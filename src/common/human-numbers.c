@@ -83,3 +83,26 @@ human_parse(const char *arg, uint64_t *n, const char **rest)
 		*rest = end;
 	return true;
 }
+
+bool
+human_parse_size(const char *arg, uint64_t *n)
+{
+	unsigned int shift = 0;
+	const char *end;
+	uint64_t v;
+
+	if (!human_parse(arg, &v, &end))
+		return false;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	case 'T': case 't': shift = 40; break;
+	}
+	if (shift && !strcmp(++end, "iB"))
+		end += 2;
+	if (*end || v > (UINT64_MAX >> shift))
+		return false;
+	*n = v << shift;
+	return true;
+}

@@ -28,5 +28,11 @@ const char *plural(uint64_t n);
  * for no digits, a sign, or a number past 64 bits.
  */
 bool human_parse(const char *arg, uint64_t *n, const char **rest);
+/*
+ * A size in bytes into *n: a decimal number, then nothing or a binary
+ * unit, K, M, G or T, either case, with or without "iB" ("64K", "10MiB").
+ * False when malformed or past 64 bits.
+ */
+bool human_parse_size(const char *arg, uint64_t *n);
 
 #endif
