@@ -33,13 +33,9 @@ system_file(const char *path)
 	return false;
 }
 
-/*
- * The site's innermost function in the program's own code (its file
- * and the source of its call outside the system's), else its innermost.
- */
-static void
-user_frame(struct symbolizer *z, const struct sites *s, uint32_t site, char *label,
-	   size_t size, const char **where)
+void
+site_user_frame(struct symbolizer *z, const struct sites *s, uint32_t site, char *label,
+		size_t size, const char **where)
 {
 	const uint64_t *frames;
 	struct frame_name f;
@@ -83,7 +79,7 @@ report_top_sites(FILE *out, const struct heap_model *h, const struct sites *s,
 	for (i = 0; i < count && i < n; i++) {
 		const struct heap_site *st = &h->sites[order[i]];
 
-		user_frame(z, s, order[i], label, sizeof(label), &where);
+		site_user_frame(z, s, order[i], label, sizeof(label), &where);
 		fprintf(out, "  #%zu %s in %s allocation%s at %s", i + 1,
 			human_bytes(a, heap_site_peak_bytes(h, order[i])),
 			human_count(b, st->allocs), plural(st->allocs), label);
