@@ -3,6 +3,7 @@
 #include "config.h"
 #include "capture.h"
 #include "capture-policy.h"
+#include "check.h"
 #include "diff.h"
 #include "error.h"
 #include "human-numbers.h"
@@ -35,7 +36,11 @@ usage(void)
 	      "                     [--no-default-suppressions] [--debug-dir=DIR] [--strict]\n"
 	      "                     FILE\n"
 	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--debug-dir=DIR] [--strict] A B\n"
+	      "                   [--debug-dir=DIR] [--strict]\n"
+	      "                   [--fail-on-increase=PCT[,METRIC]] A B\n"
+	      "       memsup check [--max-peak=SIZE] [--max-leaked=SIZE]\n"
+	      "                    [--max-allocations=N] [--region=NAME | --command=NAME]\n"
+	      "                    [--format=text|json] FILE\n"
 	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
@@ -614,6 +619,8 @@ main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "check"))
+		return check_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "probes"))
 		return probe_list_main(argc - 1, argv + 1);
 

@@ -123,7 +123,7 @@ probe_sites=--probe-sites=${MEMSUP_PROBE_SITES:-auto}
 probe_forwarders=${MEMSUP_PROBE_FORWARDERS:+--probe-forwarders}
 memsup() {
 	case ${1:-} in
-	report | diff | probes) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@" ;;
+	report | diff | check | probes) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@" ;;
 	*) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$probe_sites" \
 		$probe_forwarders "$@" ;;
 	esac

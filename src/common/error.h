@@ -9,6 +9,8 @@
 enum {
 	MS_EXIT_READ_ERROR = 1,		/* report: not a capture, or damaged
 					 * (or cut short, with --strict) */
+	MS_EXIT_OVER_LIMIT = 1,		/* check, diff --fail-on-increase: a
+					 * limit broken */
 	MS_EXIT_CUT = 2,		/* report: a capture cut short,
 					 * reported up to the cut */
 	MS_EXIT_INCOMPLETE = 124,	/* records or calls lost, a process

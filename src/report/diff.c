@@ -27,7 +27,8 @@ static void
 usage(void)
 {
 	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--debug-dir=DIR] [--strict] A B\n"
+	      "                   [--debug-dir=DIR] [--strict]\n"
+	      "                   [--fail-on-increase=PCT[,METRIC]] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.  One of them may be -,\n"
 	      "standard input.  A capture cut short is compared up to the cut,\n"
@@ -52,6 +53,13 @@ usage(void)
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "      --strict  refuse a capture cut short (exit status 1)\n"
+	      "      --fail-on-increase=PCT[,METRIC]\n"
+	      "                for CI: exit status 1 when the whole tree's METRIC\n"
+	      "                (as --metric names them; peak by default) grew\n"
+	      "                more than PCT percent from A to B, naming the\n"
+	      "                chains that grew most on stderr; 0 when it did\n"
+	      "                not; 125 for a capture that cannot be read, is\n"
+	      "                cut short or lost records\n"
 	      "  -h, --help    show this help and exit\n", stdout);
 }
 
@@ -503,7 +511,7 @@ region_json(void *ctx, const char *name, const struct region_stats *a,
 
 static void
 print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top,
-	   enum site_metric m)
+	   enum site_metric m, const struct increase_gate *gate)
 {
 	struct json_regions regions = { out, "\n  " };
 	size_t i;
@@ -531,7 +539,12 @@ print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top
 	json_stats(out, &c->no_stack[0]);
 	fputs(", \"b\": ", out);
 	json_stats(out, &c->no_stack[1]);
-	fputs("}}\n", out);
+	fputc('}', out);
+	if (gate->on) {
+		fputs(",\n\"fail_on_increase\": ", out);
+		increase_gate_json(out, gate, c);
+	}
+	fputs("}\n", out);
 }
 
 /* flamegraph.pl's differential input: each chain, then A's value and B's. */
@@ -563,6 +576,30 @@ diff_svg(FILE *out, const struct chains *c, enum site_metric m)
 	free(fc);
 }
 
+/*
+ * --fail-on-increase's exit status, its verdict said: a capture cut
+ * short or that lost records has figures that are not the run's, on
+ * which a gate can neither pass nor fail.
+ */
+static int
+gate_verdict(const struct increase_gate *gate, const struct chains *c,
+	     const struct replay *p, char *const *files)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!replay_cut(&p[i]) && !replay_incomplete(&p[i]))
+			continue;
+		error_msg("diff: %s is %s: its figures are not the run's, so "
+			  "--fail-on-increase cannot decide", files[i],
+			  replay_cut(&p[i]) ? "cut short" : "incomplete (records or "
+			  "calls lost, or processes untraced)");
+		return MS_EXIT_FAILURE;
+	}
+	increase_gate_print(stderr, gate, c);
+	return gate->failed ? MS_EXIT_OVER_LIMIT : 0;
+}
+
 int
 diff_main(int argc, char **argv)
 {
@@ -573,6 +610,7 @@ diff_main(int argc, char **argv)
 		{ "debug-dir", required_argument, NULL, 'g' },
 		{ "full-names", no_argument, NULL, 'F' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "fail-on-increase", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -582,6 +620,7 @@ diff_main(int argc, char **argv)
 	bool full_names = false, strict = false;
 	struct replay p[2];
 	struct chains c = { 0 };
+	struct increase_gate gate = { 0 };
 	unsigned long top = 10;
 	size_t i, read = 0;
 	int opt, ret = 0;
@@ -615,6 +654,15 @@ diff_main(int argc, char **argv)
 		case 's':
 			strict = true;
 			break;
+		case 'I':
+			if (!increase_gate_parse(optarg, &gate)) {
+				error_msg("diff: --fail-on-increase takes a percentage and "
+					  "a metric (peak, leaked, allocated, count or "
+					  "temporary) such as 10 or 2.5,leaked, not '%s'",
+					  optarg);
+				return MS_EXIT_FAILURE;
+			}
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -646,8 +694,10 @@ diff_main(int argc, char **argv)
 		merge_chains(&c);
 		if (c.n)	/* qsort_r may not be given NULL */
 			qsort_r(c.v, c.n, sizeof(*c.v), by_change, &metric);
+		if (gate.on)
+			increase_gate_apply(&gate, p);
 		if (format == REPORT_JSON)
-			print_json(stdout, &c, p, top, metric);
+			print_json(stdout, &c, p, top, metric, &gate);
 		else if (format == REPORT_FOLDED)
 			print_folded(stdout, &c, metric);
 		else if (format == REPORT_SVG)
@@ -658,6 +708,11 @@ diff_main(int argc, char **argv)
 			print_text(stdout, &c, p, argv + optind, top, metric);
 		if (replay_cut(&p[0]) || replay_cut(&p[1]))
 			ret = MS_EXIT_CUT;
+		if (gate.on)
+			ret = gate_verdict(&gate, &c, p, argv + optind);
+	} else if (gate.on) {
+		/* 1 says the metric grew: a capture that cannot be read is 125. */
+		ret = MS_EXIT_FAILURE;
 	}
 	for (i = 0; i < c.n; i++)
 	{

@@ -3,6 +3,7 @@
 #ifndef MEMSUP_DIFF_H
 #define MEMSUP_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +80,27 @@ void diff_foreach_region(const struct replay *p,
 
 /* The differential flame graph of every chain. */
 void diff_svg(FILE *out, const struct chains *c, enum site_metric m);
+
+/*
+ * --fail-on-increase=PCT[,METRIC]: B fails when the whole tree's metric
+ * (the peak by default) grew more than PCT percent from A.
+ */
+struct increase_gate {
+	bool on;
+	double percent;
+	enum site_metric metric;
+	uint64_t a, b;		/* the tree's metric in A and in B */
+	bool failed;
+};
+
+/* False when arg is not PCT[,METRIC]. */
+bool increase_gate_parse(const char *arg, struct increase_gate *g);
+/* Reads the metric of A and B (p[0], p[1]) and decides. */
+void increase_gate_apply(struct increase_gate *g, const struct replay *p);
+/* A failed gate: the growth and the chains that grew most; else nothing. */
+void increase_gate_print(FILE *out, const struct increase_gate *g, const struct chains *c);
+/* The gate as a JSON object, its verdict and the chains that grew most. */
+void increase_gate_json(FILE *out, const struct increase_gate *g, const struct chains *c);
 
 /* The diff as one HTML page: totals, regions, flame graph, chains. */
 void diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,

@@ -65,6 +65,14 @@ replay_cut(const struct replay *p)
 	return capture_cut(p->rd);
 }
 
+bool
+replay_incomplete(const struct replay *p)
+{
+	const struct capture_end *end = capture_totals(p->rd);
+
+	return end->lost_records || end->lost_calls || end->untraced_processes;
+}
+
 const char *
 replay_command(const struct replay *p)
 {

@@ -36,6 +36,11 @@ int replay_read(struct replay *p, const char *path, const char *debug_dir, bool 
 		void *ctx);
 /* Whether the capture read was cut short: its report covers only a part. */
 bool replay_cut(const struct replay *p);
+/*
+ * Whether the capture says records or calls were lost, or processes went
+ * untraced: its figures are not the run's, more or less.
+ */
+bool replay_incomplete(const struct replay *p);
 const char *replay_command(const struct replay *p);
 const struct capture_end *replay_totals(const struct replay *p);
 void replay_close(struct replay *p);
