@@ -258,8 +258,12 @@ no_such_command(const struct check_args *a, const struct heap_model *h)
 	}
 	if (fclose(out))
 		perror_msg_and_die("open_memstream");
-	error_msg("check: no process of %s ran %s; they ran: %s", a->file, a->command,
-		  list);
+	if (list[0])
+		error_msg("check: no process of %s ran %s; they ran: %s", a->file,
+			  a->command, list);
+	else
+		error_msg("check: no process of %s ran %s: it holds none that ran a "
+			  "program", a->file, a->command);
 	free(list);
 }
 
