@@ -212,21 +212,55 @@ subject_of_stats(struct subject *s, const struct heap_stats *st)
 	s->figure[CHECK_ALLOCATIONS] = st->allocs;
 }
 
-/* Says which regions the capture has, when it has none of that name. */
-static void
-no_such_region(const struct check_args *a, const struct region_table *t)
+/*
+ * "a, b, c": the names name_of gives for 0 to n - 1, each once, those
+ * it gives as NULL left out; a string to free.
+ */
+static char *
+joined_names(const char *(*name_of)(const void *ctx, size_t i), const void *ctx,
+	     size_t n)
 {
 	char *list = NULL;
-	size_t size = 0, i;
+	size_t size = 0, i, j;
 	FILE *out = open_memstream(&list, &size);
 
 	if (!out)
 		perror_msg_and_die("open_memstream");
-	for (i = 0; i < t->nregions; i++)
-		fprintf(out, "%s%s", i ? ", " : "", t->regions[i].name);
+	for (i = 0; i < n; i++) {
+		const char *name = name_of(ctx, i);
+
+		for (j = 0; name && j < i; j++)
+			if (name_of(ctx, j) && !strcmp(name_of(ctx, j), name))
+				name = NULL;
+		if (name)
+			fprintf(out, "%s%s", ftell(out) ? ", " : "", name);
+	}
 	if (fclose(out))
 		perror_msg_and_die("open_memstream");
-	if (t->nregions)
+	return list;
+}
+
+static const char *
+region_name(const void *table, size_t i)
+{
+	return ((const struct region_table *)table)->regions[i].name;
+}
+
+static const char *
+program_name(const void *heap, size_t i)
+{
+	const char *image = ((const struct heap_model *)heap)->procs[i]->image;
+
+	return image ? basename(image) : NULL;
+}
+
+/* Says which regions the capture has, when it has none of that name. */
+static void
+no_such_region(const struct check_args *a, const struct region_table *t)
+{
+	char *list = joined_names(region_name, t, t->nregions);
+
+	if (list[0])
 		error_msg("check: %s has no region %s; its regions: %s", a->file,
 			  a->region, list);
 	else
@@ -239,25 +273,8 @@ no_such_region(const struct check_args *a, const struct region_table *t)
 static void
 no_such_command(const struct check_args *a, const struct heap_model *h)
 {
-	char *list = NULL;
-	size_t size = 0, i, j;
-	FILE *out = open_memstream(&list, &size);
+	char *list = joined_names(program_name, h, h->nprocs);
 
-	if (!out)
-		perror_msg_and_die("open_memstream");
-	for (i = 0; i < h->nprocs; i++) {
-		const char *name = h->procs[i]->image;
-
-		if (!name)
-			continue;
-		/* Each once, at its first process. */
-		for (j = 0; j < i && !runs_command(h->procs[j], basename(name)); j++)
-			;
-		if (j == i)
-			fprintf(out, "%s%s", ftell(out) ? ", " : "", basename(name));
-	}
-	if (fclose(out))
-		perror_msg_and_die("open_memstream");
 	if (list[0])
 		error_msg("check: no process of %s ran %s; they ran: %s", a->file,
 			  a->command, list);
