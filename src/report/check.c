@@ -591,7 +591,7 @@ check_main(int argc, char **argv)
 		return MS_EXIT_FAILURE;
 	a.file = argv[optind];
 	/* 1 says a limit is broken: a capture that cannot be read is 125. */
-	if (replay_read(&p, a.file, NULL, false, NULL, NULL))
+	if (replay_read(&p, a.file, NULL, false, NULL, NULL, NULL))
 		ret = MS_EXIT_FAILURE;
 	else
 		ret = check_capture(&p, &a);
