@@ -2,8 +2,8 @@
 /*
  * --format=html: one self-contained page: the summary, the live heap
  * over time for the tree and its largest processes with the peak marked,
- * the flame graph, and the top sites.  The chart is SVG drawn here; the
- * only script is the flame graph's.
+ * the flame graph, the processes, and the top sites.  The chart is SVG
+ * drawn here; the only script is the flame graph's.
  */
 #include "config.h"
 #include "report-html.h"
@@ -19,6 +19,7 @@
 #include "timeline.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,8 @@
 #define CHART_LEFT	90	/* room for the byte labels */
 #define CHART_BOTTOM	30	/* room for the time labels */
 #define CHART_PROCESSES	8	/* drawn besides the tree: the largest peaks */
-#define TABLE_PROCESSES	50	/* listed in the summary: the largest peaks */
+#define PROCESSES_SHOWN	5	/* in view, as in the text summary: the largest peaks */
+#define PROCESSES_LISTED	50	/* in all, the others behind a <details> */
 
 const char report_html_style[] =
 	"body { font-family: sans-serif; margin: 20px; color: #222; }\n"
@@ -57,39 +59,45 @@ stats_cells(FILE *out, const struct heap_stats *st)
 }
 
 static void
-print_summary(FILE *out, const struct heap_model *h, const struct capture_end *end,
-	      const struct heap_process **order)
+process_header(FILE *out, const char *id)
 {
-	char state[64], n[6][HUMAN_MAX];
-	size_t i;
+	fprintf(out, "<table id=\"%s\">\n<tr><th class=\"l\">process</th>"
+		"<th class=\"l\">program</th><th class=\"l\">ended</th><th>allocations</th>"
+		"<th>bytes allocated</th><th>frees</th><th>temporary</th><th>peak live heap</th>"
+		"<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n", id);
+}
 
-	fputs("<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">process</th>"
-	      "<th class=\"l\">program</th><th class=\"l\">ended</th><th>allocations</th>"
-	      "<th>bytes allocated</th><th>frees</th><th>temporary</th><th>peak live heap</th>"
-	      "<th>peak at (s)</th><th>leaked bytes</th><th>leaked blocks</th></tr>\n", out);
-	/* As in the text summary: one process's row would repeat the tree's. */
-	if (h->nprocs != 1) {
+static void
+process_row(FILE *out, const struct heap_process *p)
+{
+	char state[64];
+
+	fprintf(out, "<tr><td class=\"l\">%" PRIu32 "</td><td class=\"l\">", p->pid);
+	markup_text(out, p->image ? p->image : "?", SIZE_MAX);
+	fputs("</td><td class=\"l\">", out);
+	markup_text(out, p->exited ? describe_wait_status(p->wait_status, state, sizeof(state))
+		    : p->untraced ? "not traced" : "still running", SIZE_MAX);
+	fputs("</td>", out);
+	stats_cells(out, &p->stats);
+	fputs("</tr>\n", out);
+}
+
+/* The tree's figures, or its one process's, and what the capture lost. */
+static void
+print_summary(FILE *out, const struct heap_model *h, const struct capture_end *end)
+{
+	char n[6][HUMAN_MAX];
+
+	fputs("<h2>Summary</h2>\n", out);
+	process_header(out, "summary");
+	if (h->nprocs == 1) {
+		process_row(out, h->procs[0]);
+	} else {
 		fputs("<tr><td class=\"l\">whole tree</td><td class=\"l\"></td>"
 		      "<td class=\"l\"></td>", out);
 		stats_cells(out, &h->tree);
 		fputs("</tr>\n", out);
 	}
-	for (i = 0; i < h->nprocs && i < TABLE_PROCESSES; i++) {
-		const struct heap_process *p = order[i];
-
-		fprintf(out, "<tr><td class=\"l\">%" PRIu32 "</td><td class=\"l\">", p->pid);
-		markup_text(out, p->image ? p->image : "?", SIZE_MAX);
-		fputs("</td><td class=\"l\">", out);
-		markup_text(out, p->exited ? describe_wait_status(p->wait_status, state,
-								  sizeof(state))
-			    : p->untraced ? "not traced" : "still running", SIZE_MAX);
-		fputs("</td>", out);
-		stats_cells(out, &p->stats);
-		fputs("</tr>\n", out);
-	}
-	if (h->nprocs > TABLE_PROCESSES)
-		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%s more processes with "
-			"smaller peaks</td></tr>\n", human_count(n[0], h->nprocs - TABLE_PROCESSES));
 	if (end->cut) {
 		fprintf(out, "</table>\n<p id=\"losses\">Cut short: the capture ends after "
 			"record %s, %.3f s into the run; what came later, losses included, "
@@ -107,6 +115,37 @@ print_summary(FILE *out, const struct heap_model *h, const struct capture_end *e
 		end->unstoppable_processes == 1 ? "" : "es",
 		human_count(n[4], end->dropped_stacks), plural(end->dropped_stacks),
 		human_count(n[5], end->pressure_stops), plural(end->pressure_stops));
+}
+
+/*
+ * A tree's processes, after the charts, which a large tree's table would
+ * push off the first screen: the largest peaks in view, as many as the
+ * text summary lists, the others behind a <details> that needs no script.
+ */
+static void
+print_processes(FILE *out, const struct heap_model *h, const struct heap_process **order)
+{
+	char n[HUMAN_MAX];
+	size_t i;
+
+	if (h->nprocs < 2)
+		return;
+	fputs("<h2>Processes, largest peak first</h2>\n", out);
+	process_header(out, "processes");
+	for (i = 0; i < h->nprocs && i < PROCESSES_SHOWN; i++)
+		process_row(out, order[i]);
+	fputs("</table>\n", out);
+	if (h->nprocs <= PROCESSES_SHOWN)
+		return;
+	fprintf(out, "<details id=\"more-processes\">\n<summary>%s more processes</summary>\n",
+		human_count(n, h->nprocs - PROCESSES_SHOWN));
+	process_header(out, "other-processes");
+	for (; i < h->nprocs && i < PROCESSES_LISTED; i++)
+		process_row(out, order[i]);
+	if (h->nprocs > PROCESSES_LISTED)
+		fprintf(out, "<tr><td class=\"l\" colspan=\"11\">%s more processes with "
+			"smaller peaks</td></tr>\n", human_count(n, h->nprocs - PROCESSES_LISTED));
+	fputs("</table>\n</details>\n", out);
 }
 
 /* Only when the workload marked regions (memsup/region.h). */
@@ -182,6 +221,7 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 	uint64_t top = h->tree.peak_bytes ? h->tree.peak_bytes : 1;
 	double span_s = (double)used * (double)t->slot_ns / 1e9, px, py;
 	char id[32], size[HUMAN_MAX];
+	bool label_end;
 
 	fputs("<h2>Heap over time</h2>\n", out);
 	if (!used) {
@@ -217,9 +257,15 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 	polyline(out, t->series[0], used, top, colours[0], 2.2, "heap-tree");
 	px = CHART_LEFT + plot_w * ((double)h->tree.peak_time_ns / 1e9) / span_s;
 	py = 10 + plot_h * (1 - (double)h->tree.peak_bytes / (double)top);
+	/*
+	 * The label goes on the side of the marker with more room: half the
+	 * plot is wider than the longest label, so it never leaves the chart.
+	 */
+	label_end = px > CHART_LEFT + plot_w / 2;
 	fprintf(out, "<circle id=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
-		"stroke=\"#d62728\" stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">"
-		"peak: %s at %.6f s</text>\n</svg>\n", px, py, px + 8, py + 14,
+		"stroke=\"#d62728\" stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"%s\" fill=\"#d62728\">peak: %s at %.6f s</text>\n</svg>\n", px, py,
+		label_end ? px - 8 : px + 8, py + 14, label_end ? "end" : "start",
 		human_bytes(size, h->tree.peak_bytes), (double)h->tree.peak_time_ns / 1e9);
 	fprintf(out, "<p><span style=\"color: %s\">&#9632;</span> whole tree", colours[0]);
 	drawn = 0;
@@ -305,11 +351,12 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 		"<p class=\"command\">", report_html_style);
 	markup_text(out, command, SIZE_MAX);
 	fputs("</p>\n", out);
-	print_summary(out, h, end, order);
+	print_summary(out, h, end);
 	print_chart(out, h, t, order);
 	print_regions(out, &h->regions);
 	fputs("<h2>Flame graph</h2>\n", out);
 	flamegraph_svg(out, h, s, z, METRIC_PEAK, command);
+	print_processes(out, h, order);
 	fputs("<h2>Top sites</h2>\n", out);
 	for (i = 0; i < SITE_RANKINGS; i++) {
 		print_ranking(out, h, s, z, n, site_rankings[i]);
