@@ -17,6 +17,7 @@ static const char *const format_names[] = {
 	[REPORT_SVG] = "svg",
 	[REPORT_HTML] = "html",
 	[REPORT_MASSIF] = "massif",
+	[REPORT_HEAPTRACK] = "heaptrack",
 };
 
 #define NFORMATS (sizeof(format_names) / sizeof(format_names[0]))

@@ -15,6 +15,7 @@ enum report_format {
 	REPORT_SVG,
 	REPORT_HTML,
 	REPORT_MASSIF,
+	REPORT_HEAPTRACK,
 };
 #define REPORT_FORMAT(f) (1u << (f))	/* in a set of formats */
 

@@ -5,6 +5,7 @@
 #include "replay.h"
 #include "flamegraph.h"
 #include "report-folded.h"
+#include "report-heaptrack.h"
 #include "report-html.h"
 #include "report-json.h"
 #include "report-massif.h"
@@ -27,7 +28,8 @@ static void
 usage(void)
 {
 	fputs("Usage: memsup report [--events] [--processes] [--pid=PID] [--command=NAME]\n"
-	      "                     [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names] [--suppress=FILE] [--no-default-suppressions]\n"
+	      "                     [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
+	      "                     [--suppress=FILE] [--no-default-suppressions]\n"
 	      "                     [--debug-dir=DIR] [--strict] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
 	      "its top allocation sites, or with --events every record in order,\n"
@@ -45,16 +47,18 @@ usage(void)
 	      "                (its base name) only, while they run it\n"
 	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
 	      "                0 shows none)\n"
-	      "  -f, --format=text|json|folded|pprof|svg|html|massif\n"
+	      "  -f, --format=text|json|folded|pprof|svg|html|massif|heaptrack\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
 	      "                describes it; folded stacks, one line per site,\n"
 	      "                for flame graphs (flamegraph.pl, inferno,\n"
 	      "                speedscope); pprof's gzipped profile.proto; an\n"
 	      "                interactive flame graph as SVG; one HTML page\n"
 	      "                with the summary, the heap over time, the regions,\n"
-	      "                the flame graph and the top sites; or valgrind\n"
+	      "                the flame graph and the top sites; valgrind\n"
 	      "                massif's file of the heap over time and its peak,\n"
-	      "                for ms_print and massif-visualizer\n"
+	      "                for ms_print and massif-visualizer; or heaptrack's\n"
+	      "                data file, zstd-compressed, for heaptrack_print\n"
+	      "                and heaptrack_gui (name it FILE.zst)\n"
 	      "  -m, --metric=peak|leaked|allocated|count|temporary\n"
 	      "                with folded and svg: each site's bytes live at the\n"
 	      "                peak (the default), bytes leaked, bytes allocated,\n"
@@ -226,6 +230,11 @@ check_options(const struct report_args *a, int nfiles)
 			  "to a file, not to a terminal");
 		return false;
 	}
+	if (a->format == REPORT_HEAPTRACK && isatty(STDOUT_FILENO)) {
+		error_msg("report: --format=heaptrack writes a zstd-compressed file: "
+			  "send it to a file, not to a terminal");
+		return false;
+	}
 	if (nfiles != 1) {
 		error_msg(nfiles ? "report: more than one capture file given"
 				 : "report: no capture file given");
@@ -262,7 +271,7 @@ load_suppressions(struct suppressions *sp, const struct report_args *a)
 /* A capture read whole, in the format asked: 0 or an exit status. */
 static int
 print_report(struct replay *p, const struct report_args *a,
-	     const struct timeline *timeline)
+	     const struct timeline *timeline, const struct heaptrack_export *heaptrack)
 {
 	int err;
 
@@ -294,6 +303,14 @@ print_report(struct replay *p, const struct report_args *a,
 			return MS_EXIT_FAILURE;
 		}
 		break;
+	case REPORT_HEAPTRACK:
+		err = heaptrack_write(stdout, heaptrack, p);
+		if (err) {
+			errno = -err;
+			perror_msg("cannot write the report");
+			return MS_EXIT_FAILURE;
+		}
+		break;
 	case REPORT_TEXT:
 		printf("command: %s\n", replay_command(p));
 		summary_print(stdout, &p->heap, replay_totals(p),
@@ -314,6 +331,7 @@ print_report(struct replay *p, const struct report_args *a,
 int
 report_main(int argc, char **argv)
 {
+	struct heaptrack_export heaptrack;
 	struct suppressions suppressions;
 	struct timeline timeline;
 	struct report_args a;
@@ -328,12 +346,16 @@ report_main(int argc, char **argv)
 	if (!load_suppressions(&suppressions, &a))
 		return MS_EXIT_FAILURE;
 	timeline_init(&timeline);
+	heaptrack_init(&heaptrack);
 	if (a.events)
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
 				  print_event, NULL);
 	else if (a.format == REPORT_HTML || a.format == REPORT_MASSIF)
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
 				  note_time, &timeline);
+	else if (a.format == REPORT_HEAPTRACK)
+		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
+				  heaptrack_record, &heaptrack);
 	else
 		ret = replay_read(&p, a.file, a.debug_dir, a.strict, &a.filter,
 				  NULL, NULL);
@@ -343,12 +365,13 @@ report_main(int argc, char **argv)
 	/* With --events, the records went out as they were read. */
 	if (!ret && !a.events) {
 		suppressions_apply(&suppressions, &p.symbolizer, &p.sites, &p.heap);
-		ret = print_report(&p, &a, &timeline);
+		ret = print_report(&p, &a, &timeline, &heaptrack);
 	}
 	if (!ret && replay_cut(&p))
 		ret = MS_EXIT_CUT;
 	replay_close(&p);
 	timeline_free(&timeline);
+	heaptrack_free(&heaptrack);
 	suppressions_free(&suppressions);
 	if (fflush(stdout) && !ret) {
 		perror_msg("cannot write the report");
