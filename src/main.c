@@ -36,7 +36,7 @@ usage(void)
 	      "                     [--no-default-suppressions] [--debug-dir=DIR] [--strict]\n"
 	      "                     FILE\n"
 	      "       memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--debug-dir=DIR] [--strict]\n"
+	      "                   [--pid=PID] [--command=NAME] [--debug-dir=DIR] [--strict]\n"
 	      "                   [--fail-on-increase=PCT[,METRIC]] A B\n"
 	      "       memsup check [--max-peak=SIZE] [--max-leaked=SIZE]\n"
 	      "                    [--max-allocations=N] [--region=NAME | --command=NAME]\n"

@@ -27,7 +27,7 @@ static void
 usage(void)
 {
 	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--debug-dir=DIR] [--strict]\n"
+	      "                   [--pid=PID] [--command=NAME] [--debug-dir=DIR] [--strict]\n"
 	      "                   [--fail-on-increase=PCT[,METRIC]] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.  One of them may be -,\n"
@@ -50,6 +50,10 @@ usage(void)
 	      "                keep functions' template arguments, parameters\n"
 	      "                and return types (shortened by default:\n"
 	      "                std::vector<>::push_back())\n"
+	      "      --pid=PID count process PID of each capture only\n"
+	      "      --command=NAME\n"
+	      "                count the processes running the program NAME\n"
+	      "                (its base name) only, while they run it, in each\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "      --strict  refuse a capture cut short (exit status 1)\n"
@@ -611,6 +615,8 @@ diff_main(int argc, char **argv)
 		{ "full-names", no_argument, NULL, 'F' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "fail-on-increase", required_argument, NULL, 'I' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -621,6 +627,7 @@ diff_main(int argc, char **argv)
 	struct replay p[2];
 	struct chains c = { 0 };
 	struct increase_gate gate = { 0 };
+	struct heap_filter filter = { 0 };
 	unsigned long top = 10;
 	size_t i, read = 0;
 	int opt, ret = 0;
@@ -654,6 +661,14 @@ diff_main(int argc, char **argv)
 		case 's':
 			strict = true;
 			break;
+		case 'p':
+			if (!report_pid_parse("diff", optarg, &filter))
+				return MS_EXIT_FAILURE;
+			break;
+		case 'c':
+			if (!report_command_parse("diff", optarg, &filter))
+				return MS_EXIT_FAILURE;
+			break;
 		case 'I':
 			if (!increase_gate_parse(optarg, &gate)) {
 				error_msg("diff: --fail-on-increase takes a percentage and "
@@ -683,8 +698,10 @@ diff_main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 2 && !ret; i++, read++) {
-		ret = replay_read(&p[i], argv[optind + i], debug_dir, strict, NULL, NULL,
-				  NULL);
+		ret = replay_read(&p[i], argv[optind + i], debug_dir, strict, &filter,
+				  NULL, NULL);
+		if (!ret && !report_filter_matched("diff", argv[optind + i], &p[i].heap))
+			ret = MS_EXIT_FAILURE;
 		p[i].symbolizer.full_names = full_names;
 	}
 	if (!ret) {

@@ -28,7 +28,6 @@
 #define CHART_LEFT	90	/* room for the byte labels */
 #define CHART_BOTTOM	30	/* room for the time labels */
 #define CHART_PROCESSES	8	/* drawn besides the tree: the largest peaks */
-#define PROCESSES_SHOWN	5	/* in view, as in the text summary: the largest peaks */
 #define PROCESSES_LISTED	50	/* in all, the others behind a <details> */
 
 const char report_html_style[] =
@@ -132,13 +131,13 @@ print_processes(FILE *out, const struct heap_model *h, const struct heap_process
 		return;
 	fputs("<h2>Processes, largest peak first</h2>\n", out);
 	process_header(out, "processes");
-	for (i = 0; i < h->nprocs && i < PROCESSES_SHOWN; i++)
+	for (i = 0; i < h->nprocs && i < SUMMARY_PROCESSES; i++)
 		process_row(out, order[i]);
 	fputs("</table>\n", out);
-	if (h->nprocs <= PROCESSES_SHOWN)
+	if (h->nprocs <= SUMMARY_PROCESSES)
 		return;
 	fprintf(out, "<details id=\"more-processes\">\n<summary>%s more processes</summary>\n",
-		human_count(n, h->nprocs - PROCESSES_SHOWN));
+		human_count(n, h->nprocs - SUMMARY_PROCESSES));
 	process_header(out, "other-processes");
 	for (; i < h->nprocs && i < PROCESSES_LISTED; i++)
 		process_row(out, order[i]);

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* Past this many processes the summary lists the largest peaks only. */
-enum { SUMMARY_PROCESSES = 5 };
 
 const char *
 describe_wait_status(int status, char *buf, size_t size)

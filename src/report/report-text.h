@@ -24,6 +24,9 @@ const char *describe_wait_status(int status, char *buf, size_t size);
  */
 void summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end,
 		   const char *capture, bool all_processes);
+/* Past this many processes the summaries list the largest peaks only. */
+#define SUMMARY_PROCESSES 5
+
 /* The processes, largest peak first, then by pid: an array to free. */
 const struct heap_process **processes_by_peak(const struct heap_model *h);
 /* How many allocations fell in each size class, the empty ones left out. */
