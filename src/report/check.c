@@ -16,6 +16,7 @@
 #include "report-options.h"
 #include "report-sites.h"
 #include "report-top.h"
+#include "suppressions.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -198,17 +199,39 @@ check_options(const struct check_args *a, int nfiles)
 	return true;
 }
 
-static bool
-runs_command(const struct heap_process *proc, const char *command)
+/* The programs the capture's processes ran, for when none ran --command. */
+struct programs {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+note_program(void *ctx, const struct heap_model *h, const struct record *r)
 {
-	return proc->image && !strcmp(basename(proc->image), command);
+	struct programs *ran = ctx;
+
+	if (r->type != REC_EXEC && r->type != REC_ATTACH)
+		return;
+	ran->v = xgrow(ran->v, &ran->cap, ran->n + 1, sizeof(*ran->v));
+	ran->v[ran->n++] = xstrdup(basename(r->exec.path));
 }
 
 static void
-subject_of_stats(struct subject *s, const struct heap_stats *st)
+programs_free(struct programs *ran)
+{
+	size_t i;
+
+	for (i = 0; i < ran->n; i++)
+		free(ran->v[i]);
+	free(ran->v);
+}
+
+/* leaked: the figure its leak limit reads. */
+static void
+subject_of_stats(struct subject *s, const struct heap_stats *st, uint64_t leaked)
 {
 	s->figure[CHECK_PEAK] = st->peak_bytes;
-	s->figure[CHECK_LEAKED] = st->leaked_bytes;
+	s->figure[CHECK_LEAKED] = leaked;
 	s->figure[CHECK_ALLOCATIONS] = st->allocs;
 }
 
@@ -247,11 +270,9 @@ region_name(const void *table, size_t i)
 }
 
 static const char *
-program_name(const void *heap, size_t i)
+program_name(const void *programs, size_t i)
 {
-	const char *image = ((const struct heap_model *)heap)->procs[i]->image;
-
-	return image ? basename(image) : NULL;
+	return ((const struct programs *)programs)->v[i];
 }
 
 /* Says which regions the capture has, when it has none of that name. */
@@ -271,9 +292,9 @@ no_such_region(const struct check_args *a, const struct region_table *t)
 
 /* Says which programs the capture's processes ran, when none ran command. */
 static void
-no_such_command(const struct check_args *a, const struct heap_model *h)
+no_such_command(const struct check_args *a, const struct programs *ran)
 {
-	char *list = joined_names(program_name, h, h->nprocs);
+	char *list = joined_names(program_name, ran, ran->n);
 
 	if (list[0])
 		error_msg("check: no process of %s ran %s; they ran: %s", a->file,
@@ -286,15 +307,23 @@ no_such_command(const struct check_args *a, const struct heap_model *h)
 
 /*
  * What the limits bound, into *subjects (to free), and how many; 0,
- * having said why, when the capture has no such region or command.
+ * having said why, when the capture has no such region, or no process
+ * ran command (ran: what they ran).  The tree's leaks are the program's:
+ * the suppressed ones left out; a process's too when it is the only one
+ * counted, but sites are the tree's, so of several each has all its own.
  */
 static size_t
 find_subjects(const struct check_args *a, const struct heap_model *h,
-	      struct subject **subjects)
+	      const struct programs *ran, struct subject **subjects)
 {
 	struct subject *s = xcalloc(h->nprocs ? h->nprocs : 1, sizeof(*s));
+	struct suppressed_leaks hidden;
+	uint64_t program_leaks;
 	size_t n = 0, i;
 
+	free(sites_suppressed(h, &hidden, &n));
+	program_leaks = h->tree.leaked_bytes - hidden.bytes;
+	n = 0;
 	*subjects = s;
 	if (a->region) {
 		s->region = region_find(&h->regions, a->region);
@@ -307,17 +336,18 @@ find_subjects(const struct check_args *a, const struct heap_model *h,
 		return 1;
 	}
 	if (!a->command) {
-		subject_of_stats(s, &h->tree);
+		subject_of_stats(s, &h->tree, program_leaks);
 		return 1;
 	}
+	/* The replay's filter counted the processes that ran command. */
 	for (i = 0; i < h->nprocs; i++) {
-		if (!runs_command(h->procs[i], a->command))
-			continue;
 		s[n].process = h->procs[i];
-		subject_of_stats(&s[n++], &h->procs[i]->stats);
+		subject_of_stats(&s[n++], &h->procs[i]->stats,
+				 h->nprocs == 1 ? program_leaks
+						: h->procs[i]->stats.leaked_bytes);
 	}
 	if (!n)
-		no_such_command(a, h);
+		no_such_command(a, ran);
 	return n;
 }
 
@@ -342,7 +372,7 @@ figures_known(const struct check_args *a, const struct replay *p)
 	for (i = 0; i < h->nprocs; i++) {
 		const struct heap_process *proc = h->procs[i];
 
-		if (proc->exited || (a->command && !runs_command(proc, a->command)))
+		if (proc->exited)
 			continue;
 		error_msg("check: process %" PRIu32 " (%s) of %s had not exited when "
 			  "the capture ended: its leaks are not known (--max-leaked)",
@@ -538,7 +568,7 @@ print_json(FILE *out, struct replay *p, const struct check_args *a,
 
 /* The limits checked on a capture read: 0, or the exit status. */
 static int
-check_capture(struct replay *p, const struct check_args *a)
+check_capture(struct replay *p, const struct check_args *a, const struct programs *ran)
 {
 	struct subject *s;
 	enum verdict *v;
@@ -546,7 +576,7 @@ check_capture(struct replay *p, const struct check_args *a)
 	size_t n, i;
 	enum check_figure f;
 
-	n = find_subjects(a, &p->heap, &s);
+	n = find_subjects(a, &p->heap, ran, &s);
 	if (!n || !figures_known(a, p)) {
 		free(s);
 		return MS_EXIT_FAILURE;
@@ -581,6 +611,8 @@ check_capture(struct replay *p, const struct check_args *a)
 int
 check_main(int argc, char **argv)
 {
+	struct programs ran = { 0 };
+	struct suppressions runtime;
 	struct check_args a;
 	struct replay p;
 	int ret;
@@ -591,11 +623,18 @@ check_main(int argc, char **argv)
 		return MS_EXIT_FAILURE;
 	a.file = argv[optind];
 	/* 1 says a limit is broken: a capture that cannot be read is 125. */
-	if (replay_read(&p, a.file, NULL, false, NULL, NULL, NULL))
+	if (replay_read(&p, a.file, NULL, false, &(struct heap_filter){ .command = a.command },
+			note_program, &ran)) {
 		ret = MS_EXIT_FAILURE;
-	else
-		ret = check_capture(&p, &a);
+	} else {
+		/* The leaks are the program's: the runtimes' own are expected. */
+		suppressions_init(&runtime);
+		suppressions_apply(&runtime, &p.symbolizer, &p.sites, &p.heap);
+		suppressions_free(&runtime);
+		ret = check_capture(&p, &a, &ran);
+	}
 	replay_close(&p);
+	programs_free(&ran);
 	if (fflush(stdout) && ret != MS_EXIT_FAILURE) {
 		perror_msg("cannot write the check");
 		ret = MS_EXIT_FAILURE;

@@ -11,6 +11,7 @@
 #include "replay.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,13 +21,22 @@ enum { GATE_CHAINS = 3 };
 bool
 increase_gate_parse(const char *arg, struct increase_gate *g)
 {
-	const char *comma = strchr(arg, ',');
-	char *end;
+	const char *comma = strchr(arg, ','), *end;
+	size_t len = strspn(arg, "0123456789"), decimals;
 
-	/* strtod would take a sign, white space, "inf" and "nan". */
-	if (*arg < '0' || *arg > '9')
+	/* Digits, then a point and digits: strtod would take signs, hex, exponents, inf. */
+	if (!len)
 		return false;
-	g->percent = strtod(arg, &end);
+	if (arg[len] == '.') {
+		decimals = strspn(arg + len + 1, "0123456789");
+		if (!decimals)
+			return false;
+		len += 1 + decimals;
+	}
+	g->percent = strtod(arg, NULL);
+	if (!isfinite(g->percent))
+		return false;
+	end = arg + len;
 	if (*end == '%')
 		end++;
 	if (end != (comma ? comma : arg + strlen(arg)))

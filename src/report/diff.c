@@ -54,6 +54,7 @@ usage(void)
 	      "      --command=NAME\n"
 	      "                count the processes running the program NAME\n"
 	      "                (its base name) only, while they run it, in each\n"
+	      "                capture\n"
 	      "      --debug-dir=DIR\n"
 	      "                look for separate debug files under DIR\n"
 	      "      --strict  refuse a capture cut short (exit status 1)\n"
@@ -731,8 +732,7 @@ diff_main(int argc, char **argv)
 		/* 1 says the metric grew: a capture that cannot be read is 125. */
 		ret = MS_EXIT_FAILURE;
 	}
-	for (i = 0; i < c.n; i++)
-	{
+	for (i = 0; i < c.n; i++) {
 		free(c.v[i].name);
 		free(c.v[i].sources);
 	}

@@ -132,13 +132,17 @@ heap_finish(struct heap_model *h)
 	for (i = 0; i < h->nprocs; i++) {
 		struct heap_process *p = h->procs[i];
 		const struct heap_stats *st = &p->stats;
+		struct u64map_slot *slot;
 
 		if (p->counted || st->allocs || st->frees || st->unknown_frees ||
 		    st->failed_calls) {
 			h->procs[n++] = p;
 			continue;
 		}
-		u64map_remove(&h->running, p->pid, NULL);
+		/* Its pid may be another running process's now. */
+		slot = u64map_find(&h->running, p->pid);
+		if (slot && slot->value == (uintptr_t)p)
+			u64map_remove(&h->running, p->pid, NULL);
 		process_free(p);
 	}
 	h->nprocs = n;

@@ -236,7 +236,8 @@ sink_compress(struct zstd_sink *k, const char *buf, size_t len, ZSTD_EndDirectiv
 static ssize_t
 sink_write(void *cookie, const char *buf, size_t len)
 {
-	return sink_compress(cookie, buf, len, ZSTD_e_continue) ? -1 : (ssize_t)len;
+	/* fopencookie(3): 0 says an error, which k->err holds. */
+	return sink_compress(cookie, buf, len, ZSTD_e_continue) ? 0 : (ssize_t)len;
 }
 
 static int

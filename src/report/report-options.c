@@ -99,17 +99,37 @@ report_command_parse(const char *command, const char *arg, struct heap_filter *f
 	return true;
 }
 
+const char *
+report_filter_options(char *buf, size_t size, const struct heap_filter *f)
+{
+	char pid[32] = "";
+
+	if (f->pid)
+		snprintf(pid, sizeof(pid), " --pid=%u", f->pid);
+	snprintf(buf, size, "%s%s%s", pid, f->command ? " --command=" : "",
+		 f->command ? f->command : "");
+	return buf;
+}
+
 bool
 report_filter_matched(const char *command, const char *file, const struct heap_model *h)
 {
-	const struct heap_filter *f = &h->filter;
-	char pid[32] = "";
+	char options[PATH_MAX];
 
-	if (h->nprocs || (!f->pid && !f->command))
+	if (h->nprocs || (!h->filter.pid && !h->filter.command))
 		return true;
-	if (f->pid)
-		snprintf(pid, sizeof(pid), " --pid=%u", f->pid);
-	error_msg("%s: %s: no process matches%s%s%s", command, file, pid,
-		  f->command ? " --command=" : "", f->command ? f->command : "");
+	error_msg("%s: %s: no process matches%s", command, file,
+		  report_filter_options(options, sizeof(options), &h->filter));
 	return false;
+}
+
+bool
+report_by_parse(const char *command, const char *arg, bool *by_chain)
+{
+	if (strcmp(arg, "point") && strcmp(arg, "chain")) {
+		error_msg("%s: --by takes point or chain, not '%s'", command, arg);
+		return false;
+	}
+	*by_chain = !strcmp(arg, "chain");
+	return true;
 }

@@ -28,9 +28,13 @@ bool report_format_parse(const char *command, const char *arg, unsigned int allo
 			 enum report_format *f);
 bool report_metric_parse(const char *command, const char *arg, enum site_metric *m);
 bool report_top_parse(const char *command, const char *arg, unsigned long *top);
+/* --by: allocation points (the default) or chains. */
+bool report_by_parse(const char *command, const char *arg, bool *by_chain);
 /* --pid and --command: which processes the figures count. */
 bool report_pid_parse(const char *command, const char *arg, struct heap_filter *f);
 bool report_command_parse(const char *command, const char *arg, struct heap_filter *f);
+/* The options that give filter f, " --pid=PID --command=NAME", or "". */
+const char *report_filter_options(char *buf, size_t size, const struct heap_filter *f);
 /* Whether h, read from file with a filter, holds a process; if not, says so. */
 bool report_filter_matched(const char *command, const char *file, const struct heap_model *h);
 

@@ -6,12 +6,13 @@
 #include "heap.h"
 #include "human-numbers.h"
 #include "record.h"
+#include "report-options.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
 
 const char *
 describe_wait_status(int status, char *buf, size_t size)
@@ -126,7 +127,7 @@ print_process_table(FILE *out, const struct heap_model *h, const char *capture, 
 {
 	const struct heap_process **order = processes_by_peak(h);
 	size_t i, nshown = h->nprocs;
-	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], end[32];
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], end[32], filter[PATH_MAX];
 
 	if (!all && nshown > SUMMARY_PROCESSES)
 		nshown = SUMMARY_PROCESSES;
@@ -144,7 +145,8 @@ print_process_table(FILE *out, const struct heap_model *h, const char *capture, 
 	if (nshown < h->nprocs) {
 		fprintf(out, "  %9s %s more", "", human_count(a, h->nprocs - nshown));
 		if (capture)
-			fprintf(out, ": memsup report --processes %s", capture);
+			fprintf(out, ": memsup report --processes%s %s",
+				report_filter_options(filter, sizeof(filter), &h->filter), capture);
 		fputc('\n', out);
 	}
 	free(order);
@@ -154,14 +156,12 @@ void
 summary_print(FILE *out, const struct heap_model *h, const struct capture_end *end,
 	      const char *capture, bool all_processes)
 {
-	char n[HUMAN_MAX];
+	char n[HUMAN_MAX], filter[PATH_MAX];
 
 	fprintf(out, "memsup summary: %s process%s", human_count(n, h->nprocs),
 		h->nprocs == 1 ? "" : "es");
-	if (h->filter.pid)
-		fprintf(out, ", counted with --pid=%u", h->filter.pid);
-	if (h->filter.command)
-		fprintf(out, ", counted with --command=%s", h->filter.command);
+	if (h->filter.pid || h->filter.command)
+		fprintf(out, ", counted with%s", report_filter_options(filter, sizeof(filter), &h->filter));
 	fputc('\n', out);
 	/* One process's figures are the tree's: said once, with no table. */
 	if (h->nprocs == 1) {
