@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "report-html.h"
+#include "points.h"
 #include "capture.h"
 #include "error.h"
 #include "flamegraph.h"
@@ -276,68 +277,138 @@ print_chart(FILE *out, const struct heap_model *h, const struct timeline *t,
 	fputs("</p>\n", out);
 }
 
+/* The frames of site's chain from the from-th to the to-th, innermost first. */
+static void
+print_frames(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t site,
+	     uint32_t from, uint32_t to)
+{
+	const uint64_t *frames;
+	uint32_t nframes = 0, f;
+
+	frames = sites_frames(s, site, &nframes);
+	if (!frames)
+		fputs("(no stack)", out);
+	for (f = from; frames && f < nframes && f <= to; f++) {
+		struct frame_name fn;
+		size_t k, nk;
+
+		for (k = 0, nk = 1; k < nk; k++) {
+			nk = frame_describe(z, s, frames[f], k, &fn);
+			if (f > from || k)
+				fputs("<br>", out);
+			markup_text(out, fn.function ? fn.function
+				    : fn.inlined ? "?" : fn.path, SIZE_MAX);
+			if (fn.inlined)
+				fputs(" (inlined)", out);
+			else
+				fprintf(out, "+0x%" PRIx64, fn.offset);
+			if (fn.where[0]) {
+				fputs(" (", out);
+				markup_text(out, fn.where, SIZE_MAX);
+				fputc(')', out);
+			}
+		}
+	}
+}
+
+/* A row's rank and figures, up to its chain's cell. */
+static void
+print_row_start(FILE *out, size_t rank, const struct site_totals *t)
+{
+	char v[5][HUMAN_MAX];
+
+	fprintf(out, "<tr><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+		"<td>%s</td><td class=\"chain\">", rank, human_count(v[0], t->allocs),
+		human_bytes(v[1], t->bytes_allocated), human_bytes(v[2], t->peak_bytes),
+		human_bytes(v[3], t->leaked_bytes), human_count(v[4], t->temporary));
+}
+
+/* --by=chain: a row per site, its whole chain. */
+static void
+print_chain_rows(FILE *out, const struct heap_model *h, const struct sites *s,
+		 struct symbolizer *z, size_t n, const uint32_t *order, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count && i < n; i++) {
+		struct site_totals t = { 0 };
+
+		site_totals_add(&t, h, order[i]);
+		print_row_start(out, i + 1, &t);
+		print_frames(out, s, z, order[i], 0, UINT32_MAX);
+		fputs("</td></tr>\n", out);
+	}
+}
+
+/*
+ * A row per allocation point: its frame, then each of its n largest
+ * chains' figures and callers; a point of one chain is that chain.
+ */
+static void
+print_point_rows(FILE *out, const struct heap_model *h, const struct sites *s,
+		 struct symbolizer *z, size_t n, const struct point *v, size_t count)
+{
+	char a[HUMAN_MAX], b[HUMAN_MAX];
+	size_t i, j;
+
+	for (i = 0; i < count && i < n; i++) {
+		const struct point *p = &v[i];
+		struct site_totals t;
+
+		point_totals(&t, h, p);
+		print_row_start(out, i + 1, &t);
+		print_frames(out, s, z, p->sites[0], p->depths[0],
+			     p->nsites == 1 ? UINT32_MAX : p->depths[0]);
+		for (j = 0; p->nsites > 1 && j < p->nsites && j < n; j++) {
+			struct site_totals one = { 0 };
+
+			site_totals_add(&one, h, p->sites[j]);
+			fprintf(out, "<br><i>from %zu.%zu: %s allocation%s, %s live at the "
+				"peak</i><br>", i + 1, j + 1, human_count(a, one.allocs),
+				plural(one.allocs), human_bytes(b, one.peak_bytes));
+			print_frames(out, s, z, p->sites[j], p->depths[j] + 1, UINT32_MAX);
+		}
+		if (p->nsites > 1 && j < p->nsites)
+			fprintf(out, "<br><i>and %s more chains</i>",
+				human_count(a, p->nsites - j));
+		fputs("</td></tr>\n", out);
+	}
+}
+
 static void
 print_ranking(FILE *out, const struct heap_model *h, const struct sites *s,
-	      struct symbolizer *z, size_t n, enum site_metric m)
+	      struct symbolizer *z, size_t n, enum site_metric m, bool by_chain)
 {
-	size_t i, count;
-	uint32_t *order = sites_ranked(h, m, &count);
+	struct point *points = NULL;
+	uint32_t *order = NULL;
+	size_t count;
 
+	if (by_chain)
+		order = sites_ranked(h, m, &count);
+	else
+		points = points_ranked(h, s, m, &count);
 	fprintf(out, "<h3>By %s</h3>\n", site_metric_title(m));
 	if (!count) {
 		fputs("<p>None.</p>\n", out);
-		free(order);
-		return;
+	} else {
+		fprintf(out, "<table class=\"sites\">\n<tr><th>#</th><th>allocations</th>"
+			"<th>bytes</th><th>live at the peak</th><th>leaked bytes</th>"
+			"<th>temporary</th><th class=\"l\">%s, innermost first</th></tr>\n",
+			by_chain ? "call chain" : "allocation point and its callers");
+		if (by_chain)
+			print_chain_rows(out, h, s, z, n, order, count);
+		else
+			print_point_rows(out, h, s, z, n, points, count);
+		fputs("</table>\n", out);
 	}
-	fputs("<table class=\"sites\">\n<tr><th>#</th><th>allocations</th><th>bytes</th>"
-	      "<th>live at the peak</th><th>leaked bytes</th><th>temporary</th>"
-	      "<th class=\"l\">call chain, innermost first</th></tr>\n", out);
-	for (i = 0; i < count && i < n; i++) {
-		const struct heap_site *st = &h->sites[order[i]];
-		const uint64_t *frames;
-		uint32_t nframes = 0, f;
-
-		char v[5][HUMAN_MAX];
-
-		fprintf(out, "<tr><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"<td>%s</td><td class=\"chain\">", i + 1, human_count(v[0], st->allocs),
-			human_bytes(v[1], st->bytes_allocated),
-			human_bytes(v[2], heap_site_peak_bytes(h, order[i])),
-			human_bytes(v[3], st->leaked_bytes), human_count(v[4], st->temporary));
-		frames = sites_frames(s, order[i], &nframes);
-		if (!frames)
-			fputs("(no stack)", out);
-		for (f = 0; frames && f < nframes; f++) {
-			struct frame_name fn;
-			size_t k, nk;
-
-			for (k = 0, nk = 1; k < nk; k++) {
-				nk = frame_describe(z, s, frames[f], k, &fn);
-				if (f || k)
-					fputs("<br>", out);
-				markup_text(out, fn.function ? fn.function
-					    : fn.inlined ? "?" : fn.path, SIZE_MAX);
-				if (fn.inlined)
-					fputs(" (inlined)", out);
-				else
-					fprintf(out, "+0x%" PRIx64, fn.offset);
-				if (fn.where[0]) {
-					fputs(" (", out);
-					markup_text(out, fn.where, SIZE_MAX);
-					fputc(')', out);
-				}
-			}
-		}
-		fputs("</td></tr>\n", out);
-	}
-	fputs("</table>\n", out);
 	free(order);
+	points_free(points, by_chain ? 0 : count);
 }
 
 void
 report_html(FILE *out, const char *command, const struct heap_model *h,
 	    const struct capture_end *end, const struct timeline *t,
-	    const struct sites *s, struct symbolizer *z, size_t n)
+	    const struct sites *s, struct symbolizer *z, size_t n, bool by_chain)
 {
 	const struct heap_process **order = processes_by_peak(h);
 	char suppressed[SUPPRESSED_DESCRIBE_MAX];
@@ -358,7 +429,7 @@ report_html(FILE *out, const char *command, const struct heap_model *h,
 	print_processes(out, h, order);
 	fputs("<h2>Top sites</h2>\n", out);
 	for (i = 0; i < SITE_RANKINGS; i++) {
-		print_ranking(out, h, s, z, n, site_rankings[i]);
+		print_ranking(out, h, s, z, n, site_rankings[i], by_chain);
 		if (site_rankings[i] == METRIC_LEAKED &&
 		    suppressed_describe(suppressed, sizeof(suppressed), h))
 			fprintf(out, "<p>Suppressed: %s.</p>\n", suppressed);

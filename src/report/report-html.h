@@ -3,6 +3,7 @@
 #ifndef MEMSUP_REPORT_HTML_H
 #define MEMSUP_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,11 +18,11 @@ extern const char report_html_style[];
 
 /*
  * The summary, the live heap over time (t) with the peak marked, the
- * flame graph by bytes live at the peak, and the top n sites of each
- * ranking.
+ * flame graph by bytes live at the peak, and the top n allocation
+ * points (or with by_chain sites) of each ranking.
  */
 void report_html(FILE *out, const char *command, const struct heap_model *h,
 		 const struct capture_end *end, const struct timeline *t,
-		 const struct sites *s, struct symbolizer *z, size_t n);
+		 const struct sites *s, struct symbolizer *z, size_t n, bool by_chain);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "report-json.h"
+#include "points.h"
 #include "capture.h"
 #include "heap.h"
 #include "json.h"
@@ -153,6 +154,46 @@ print_ranking(FILE *out, const char *name, const struct heap_model *h,
 	print_sites(out, name, h, s, z, n, order, count);
 }
 
+/* A point: its figures, its frame's functions, its n largest chains. */
+static void
+print_point(FILE *out, const struct heap_model *h, const struct sites *s,
+	    struct symbolizer *z, size_t n, const struct point *p)
+{
+	struct site_totals t;
+	size_t i;
+
+	point_totals(&t, h, p);
+	fprintf(out, "{\"allocations\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
+		", \"peak_bytes\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
+		", \"leaked_blocks\": %" PRIu64 ", \"temporary\": %" PRIu64
+		", \"chains_in_all\": %zu, \"frames\": [", t.allocs, t.bytes_allocated,
+		t.peak_bytes, t.leaked_bytes, t.leaked_blocks, t.temporary, p->nsites);
+	if (p->stack)
+		print_frame(out, s, z, p->frame, "");
+	fputs("], \"chains\": [", out);
+	for (i = 0; i < p->nsites && i < n; i++) {
+		fputs(i ? ",\n      " : "\n      ", out);
+		print_site(out, h, s, z, p->sites[i]);
+	}
+	fputs(i ? "\n    ]}" : "]}", out);
+}
+
+static void
+print_points(FILE *out, const char *name, const struct heap_model *h,
+	     const struct sites *s, struct symbolizer *z, size_t n, enum site_metric m)
+{
+	size_t i, count;
+	struct point *v = points_ranked(h, s, m, &count);
+
+	fprintf(out, "\"%s\": [", name);
+	for (i = 0; i < count && i < n; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		print_point(out, h, s, z, n, &v[i]);
+	}
+	fputs(i ? "\n  ]" : "]", out);
+	points_free(v, count);
+}
+
 /* The tree's leaks, the program's apart from the suppressed ones. */
 static void
 print_leaks(FILE *out, const struct heap_model *h, const struct suppressed_leaks *t)
@@ -237,5 +278,13 @@ report_json(FILE *out, const char *command, const struct heap_model *h,
 	print_ranking(out, "allocations", h, s, z, n, METRIC_COUNT);
 	fputs(",\n  ", out);
 	print_ranking(out, "temporary", h, s, z, n, METRIC_TEMPORARY);
+	fputs("\n},\n\"top_points\": {\n  ", out);
+	print_points(out, "peak", h, s, z, n, METRIC_PEAK);
+	fputs(",\n  ", out);
+	print_points(out, "leaked", h, s, z, n, METRIC_LEAKED);
+	fputs(",\n  ", out);
+	print_points(out, "allocations", h, s, z, n, METRIC_COUNT);
+	fputs(",\n  ", out);
+	print_points(out, "temporary", h, s, z, n, METRIC_TEMPORARY);
 	fputs("\n}}\n", out);
 }

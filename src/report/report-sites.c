@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 #include "report-sites.h"
+#include "points.h"
 #include "error.h"
 #include "heap.h"
 #include "human-numbers.h"
@@ -210,8 +211,10 @@ frame_label(char *buf, size_t size, struct symbolizer *z, const struct sites *s,
 	return n;
 }
 
+/* The frames of site's chain from the from-th on, and to the to-th, innermost first. */
 static void
-print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t site)
+print_frames(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t site,
+	     uint32_t from, uint32_t to)
 {
 	struct frame_name f;
 	const uint64_t *frames;
@@ -223,7 +226,7 @@ print_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t sit
 		fprintf(out, "        (no stack)\n");
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = from; i < n && i <= to; i++) {
 		for (k = 0, nk = 1; k < nk; k++) {
 			nk = frame_describe(z, s, frames[i], k, &f);
 			if (!f.function && !f.inlined) {
@@ -260,45 +263,110 @@ suppressed_describe(char *buf, size_t size, const struct heap_model *h)
 	return buf;
 }
 
+/* "#RANK 2 allocations, 12.0 KiB; ...; 0 temporary", after indent. */
+static void
+print_figures(FILE *out, const char *indent, const char *rank,
+	      const struct site_totals *f)
+{
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
+	     t[HUMAN_MAX];
+
+	fprintf(out, "%s#%s %s allocation%s, %s; %s live at the peak; %s leaked in %s "
+		"block%s; %s temporary\n", indent, rank, human_count(a, f->allocs),
+		plural(f->allocs), human_bytes(b, f->bytes_allocated),
+		human_bytes(c, f->peak_bytes), human_bytes(d, f->leaked_bytes),
+		human_count(e, f->leaked_blocks), plural(f->leaked_blocks),
+		human_count(t, f->temporary));
+}
+
+/* --by=chain: each site, its whole chain. */
+static size_t
+print_chains(FILE *out, const struct heap_model *h, const struct sites *s,
+	     struct symbolizer *z, size_t n, enum site_metric m)
+{
+	size_t i, count;
+	uint32_t *order = sites_ranked(h, m, &count);
+	char rank[32];
+
+	for (i = 0; i < count && i < n; i++) {
+		struct site_totals f = { 0 };
+
+		site_totals_add(&f, h, order[i]);
+		snprintf(rank, sizeof(rank), "%zu", i + 1);
+		print_figures(out, "  ", rank, &f);
+		print_frames(out, s, z, order[i], 0, UINT32_MAX);
+	}
+	free(order);
+	return i;
+}
+
+/*
+ * Each allocation point: its figures, its frame, then the chains that
+ * reach it, each with its figures and its callers, the n largest.  A
+ * point of one chain is that chain, from the point out.
+ */
+static size_t
+print_points(FILE *out, const struct heap_model *h, const struct sites *s,
+	     struct symbolizer *z, size_t n, enum site_metric m)
+{
+	size_t i, j, count;
+	struct point *v = points_ranked(h, s, m, &count);
+	char rank[48], more[HUMAN_MAX];
+
+	for (i = 0; i < count && i < n; i++) {
+		const struct point *p = &v[i];
+		struct site_totals f;
+
+		point_totals(&f, h, p);
+		snprintf(rank, sizeof(rank), "%zu", i + 1);
+		print_figures(out, "  ", rank, &f);
+		if (p->nsites == 1) {
+			print_frames(out, s, z, p->sites[0], p->depths[0], UINT32_MAX);
+			continue;
+		}
+		print_frames(out, s, z, p->sites[0], p->depths[0], p->depths[0]);
+		fprintf(out, "      from %s call chains:\n", human_count(more, p->nsites));
+		for (j = 0; j < p->nsites && j < n; j++) {
+			struct site_totals one = { 0 };
+
+			site_totals_add(&one, h, p->sites[j]);
+			snprintf(rank, sizeof(rank), "%zu.%zu", i + 1, j + 1);
+			print_figures(out, "      ", rank, &one);
+			print_frames(out, s, z, p->sites[j], p->depths[j] + 1, UINT32_MAX);
+		}
+		if (j < p->nsites)
+			fprintf(out, "      and %s more\n", human_count(more, p->nsites - j));
+	}
+	points_free(v, count);
+	return i;
+}
+
 /* The leak ranking leaves out the suppressed sites, and says what they leaked. */
 static void
 print_top(FILE *out, const struct heap_model *h, const struct sites *s,
-	  struct symbolizer *z, size_t n, enum site_metric m)
+	  struct symbolizer *z, size_t n, enum site_metric m, bool by_chain)
 {
 	char hidden[SUPPRESSED_DESCRIBE_MAX];
-	size_t i, shown = 0, count;
-	uint32_t *order = sites_ranked(h, m, &count);
+	size_t shown;
 
-	fprintf(out, "top sites by %s:\n", site_metric_title(m));
-	for (i = 0; i < count; i++) {
-		const struct heap_site *st = &h->sites[order[i]];
-
-		char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX],
-		     t[HUMAN_MAX];
-
-		if (shown++ >= n)
-			break;
-		fprintf(out, "  #%zu %s allocation%s, %s; %s live at the peak; %s leaked "
-			"in %s block%s; %s temporary\n", shown, human_count(a, st->allocs),
-			plural(st->allocs), human_bytes(b, st->bytes_allocated),
-			human_bytes(c, heap_site_peak_bytes(h, order[i])),
-			human_bytes(d, st->leaked_bytes), human_count(e, st->leaked_blocks),
-			plural(st->leaked_blocks), human_count(t, st->temporary));
-		print_chain(out, s, z, order[i]);
-	}
+	fprintf(out, "top %s by %s:\n", by_chain ? "sites" : "allocation points",
+		site_metric_title(m));
+	if (by_chain)
+		shown = print_chains(out, h, s, z, n, m);
+	else
+		shown = print_points(out, h, s, z, n, m);
 	if (!shown)
 		fprintf(out, "  none\n");
 	if (m == METRIC_LEAKED && suppressed_describe(hidden, sizeof(hidden), h))
 		fprintf(out, "  suppressed: %s\n", hidden);
-	free(order);
 }
 
 void
 sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-	    struct symbolizer *z, size_t n)
+	    struct symbolizer *z, size_t n, bool by_chain)
 {
 	size_t i;
 
 	for (i = 0; i < SITE_RANKINGS; i++)
-		print_top(out, h, s, z, n, site_rankings[i]);
+		print_top(out, h, s, z, n, site_rankings[i], by_chain);
 }

@@ -92,12 +92,13 @@ size_t frame_label(char *buf, size_t size, struct symbolizer *z, const struct si
 		   uint64_t frame, size_t k);
 
 /*
- * The top n sites by their bytes live at the tree's peak, by leaked
- * bytes, by allocations and by temporary allocations, each with its
- * symbolized call chain.  The leak ranking leaves out the suppressed
- * sites, and says what they leaked.
+ * The top n allocation points (points.h), or with by_chain sites, by
+ * their bytes live at the tree's peak, by leaked bytes, by allocations
+ * and by temporary allocations, each with its symbolized call chains.
+ * The leak ranking leaves out the suppressed sites, and says what they
+ * leaked.
  */
 void sites_print(FILE *out, const struct heap_model *h, const struct sites *s,
-		 struct symbolizer *z, size_t n);
+		 struct symbolizer *z, size_t n, bool by_chain);
 
 #endif

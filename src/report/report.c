@@ -28,11 +28,12 @@ static void
 usage(void)
 {
 	fputs("Usage: memsup report [--events] [--processes] [--pid=PID] [--command=NAME]\n"
-	      "                     [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                     [--suppress=FILE] [--no-default-suppressions]\n"
+	      "                     [-n N] [--by=point|chain] [--format=FORMAT]\n"
+	      "                     [--metric=METRIC] [--full-names] [--suppress=FILE]\n"
+	      "                     [--no-default-suppressions]\n"
 	      "                     [--debug-dir=DIR] [--strict] FILE\n"
 	      "Print the summary of a capture, its regions (memsup/region.h) and\n"
-	      "its top allocation sites, or with --events every record in order,\n"
+	      "its top allocation points, or with --events every record in order,\n"
 	      "one per line.  FILE - is standard input.  A capture cut short (the\n"
 	      "FILE.XXXXXX a killed memsup leaves) is reported up to the cut, with\n"
 	      "a warning and exit status 2.\n"
@@ -45,8 +46,14 @@ usage(void)
 	      "      --command=NAME\n"
 	      "                count the processes running the program NAME\n"
 	      "                (its base name) only, while they run it\n"
-	      "  -n, --top=N   show the top N sites of each ranking (default 5;\n"
-	      "                0 shows none)\n"
+	      "  -n, --top=N   show the top N allocation points (or sites) of each\n"
+	      "                ranking, and of each point its N largest chains\n"
+	      "                (default 5; 0 shows none)\n"
+	      "      --by=point|chain\n"
+	      "                rank allocation points, the innermost frames\n"
+	      "                outside the C and C++ runtimes, each with the\n"
+	      "                chains that reach it (the default), or each call\n"
+	      "                chain on its own\n"
 	      "  -f, --format=text|json|folded|pprof|svg|html|massif|heaptrack\n"
 	      "                text (the default); JSON, as doc/report-json.md\n"
 	      "                describes it; folded stacks, one line per site,\n"
@@ -100,6 +107,7 @@ struct report_args {
 	const char *file;
 	bool events;		/* the records, not the summary */
 	bool all_processes;	/* every process in the summary */
+	bool by_chain;		/* rank sites, not allocation points */
 	struct heap_filter filter;
 	enum report_format format;
 	enum site_metric metric;
@@ -122,6 +130,7 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
 		{ "processes", no_argument, NULL, 'P' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "command", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 'n' },
@@ -162,6 +171,10 @@ parse_options(int argc, char **argv, struct report_args *a, int *status)
 			break;
 		case 'P':
 			a->all_processes = true;
+			break;
+		case 'b':
+			if (!report_by_parse("report", optarg, &a->by_chain))
+				return false;
 			break;
 		case 'p':
 			if (!report_pid_parse("report", optarg, &a->filter))
@@ -285,7 +298,7 @@ print_report(struct replay *p, const struct report_args *a,
 		break;
 	case REPORT_HTML:
 		report_html(stdout, replay_command(p), &p->heap, replay_totals(p),
-			    timeline, &p->sites, &p->symbolizer, a->top);
+			    timeline, &p->sites, &p->symbolizer, a->top, a->by_chain);
 		break;
 	case REPORT_MASSIF:
 		report_massif(stdout, replay_command(p), &p->heap, timeline, &p->sites,
@@ -319,7 +332,7 @@ print_report(struct replay *p, const struct report_args *a,
 		regions_print(stdout, &p->heap.regions);
 		if (a->top && p->sites.resolved.count) {
 			sites_print(stdout, &p->heap, &p->sites, &p->symbolizer,
-				    a->top);
+				    a->top, a->by_chain);
 			symbolizer_print_sources(stdout, &p->symbolizer, &p->sites);
 			symbolizer_print_missing(stdout, &p->symbolizer, &p->sites);
 		}

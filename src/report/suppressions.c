@@ -111,6 +111,12 @@ any_matches(const char *const *patterns, size_t n, const char *s, bool path)
 	return false;
 }
 
+bool
+runtime_file(const char *path)
+{
+	return any_matches(runtime_files, COUNT(runtime_files), path, true);
+}
+
 /* The file of "file:line". */
 static void
 source_file(char *buf, size_t size, const char *where)
@@ -159,7 +165,7 @@ suppressed(const struct suppressions *sp, struct symbolizer *z, const struct sit
 						      COUNT(runtime_functions),
 						      f.function, false))
 				return true;
-			if (!any_matches(runtime_files, COUNT(runtime_files), f.path, true))
+			if (!runtime_file(f.path))
 				runtime_only = false;
 		}
 	}

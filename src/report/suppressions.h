@@ -40,6 +40,11 @@ int suppressions_load(struct suppressions *sp, const char *path);
  */
 bool suppressed(const struct suppressions *sp, struct symbolizer *z, const struct sites *s,
 		uint32_t site);
+/*
+ * Whether path is a file of the C and C++ runtimes (the dynamic loader,
+ * libc, libstdc++, libgcc_s, libm), by its path or base name.
+ */
+bool runtime_file(const char *path);
 /* Marks suppressed each site of h that leaked and sp suppresses. */
 void suppressions_apply(const struct suppressions *sp, struct symbolizer *z,
 			const struct sites *s, struct heap_model *h);

@@ -70,7 +70,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    &z, 5);
 		report_folded(out, &heap, &sites, &z, METRIC_PEAK);
 		report_html(out, capture_command(rd), &heap, capture_totals(rd), &timeline,
-			    &sites, &z, 5);
+			    &sites, &z, 5, false);
 		report_massif(out, capture_command(rd), &heap, &timeline, &sites, &z);
 		fflush(out);
 		report_pprof(fileno(out), &heap, &sites, &z);

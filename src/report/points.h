@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Allocation points: the sites grouped by the innermost frame of their
+ * chain outside the C and C++ runtimes, the code that asked for the
+ * memory, whatever wrapper of the allocator it went through and
+ * whoever called it.  The reports rank points, their chains beneath,
+ * as heaptrack does; --by=chain ranks the chains.
+ */
+#ifndef MEMSUP_POINTS_H
+#define MEMSUP_POINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report-sites.h"
+
+struct heap_model;
+struct sites;
+
+struct point {
+	bool stack;			/* false: the sites without a stack */
+	uint64_t frame;			/* the point's frame (SITE_FRAME_*) */
+	uint64_t value;			/* its sites' values by the metric, summed */
+	uint32_t *sites;		/* largest first by the metric */
+	uint32_t *depths;		/* the point's frame's index in each site's chain */
+	size_t nsites;
+};
+
+/* What sites' blocks did, summed: the figures a report shows of a point. */
+struct site_totals {
+	uint64_t allocs, bytes_allocated, peak_bytes, leaked_bytes, leaked_blocks, temporary;
+};
+
+void site_totals_add(struct site_totals *t, const struct heap_model *h, uint32_t site);
+/* A point's sites' figures, summed. */
+void point_totals(struct site_totals *t, const struct heap_model *h, const struct point *p);
+
+/*
+ * The points whose sites have a value by m, largest first, ties in the
+ * order their first site came; how many in *count.  Free with
+ * points_free().
+ */
+struct point *points_ranked(const struct heap_model *h, const struct sites *s,
+			    enum site_metric m, size_t *count);
+void points_free(struct point *v, size_t n);
+
+#endif
