@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "diff.h"
+#include "points.h"
 #include "capture.h"
 #include "error.h"
 #include "flamegraph.h"
@@ -26,16 +27,22 @@
 static void
 usage(void)
 {
-	fputs("Usage: memsup diff [-n N] [--format=FORMAT] [--metric=METRIC] [--full-names]\n"
-	      "                   [--pid=PID] [--command=NAME] [--debug-dir=DIR] [--strict]\n"
+	fputs("Usage: memsup diff [-n N] [--by=point|chain] [--format=FORMAT] [--metric=METRIC]\n"
+	      "                   [--full-names] [--pid=PID] [--command=NAME] [--debug-dir=DIR]\n"
+	      "                   [--strict]\n"
 	      "                   [--fail-on-increase=PCT[,METRIC]] A B\n"
 	      "Compare two captures: the totals, and the call chains whose\n"
 	      "allocations changed most from A to B.  One of them may be -,\n"
 	      "standard input.  A capture cut short is compared up to the cut,\n"
 	      "with a warning and exit status 2.\n"
 	      "\n"
-	      "  -n, --top=N   show the N chains that changed most (default 10;\n"
+	      "  -n, --top=N   show the N allocation points (or chains) that changed\n"
+	      "                most, and of each point its N chains (default 10;\n"
 	      "                0 shows none)\n"
+	      "      --by=point|chain\n"
+	      "                in text and JSON, group the chains by allocation\n"
+	      "                point (the default), as memsup report does, or\n"
+	      "                list each chain on its own\n"
 	      "  -f, --format=text|json|folded|svg|html\n"
 	      "                text (the default); JSON (doc/report-json.md);\n"
 	      "                folded stacks with A's value and B's, as\n"
@@ -68,8 +75,8 @@ usage(void)
 	      "  -h, --help    show this help and exit\n", stdout);
 }
 
-static void
-figures_add(struct site_figures *t, const struct site_figures *f)
+void
+diff_figures_add(struct site_figures *t, const struct site_figures *f)
 {
 	t->allocs += f->allocs;
 	t->bytes_allocated += f->bytes_allocated;
@@ -106,13 +113,42 @@ chain_sources(struct replay *p, uint32_t site)
 	return text;
 }
 
+/*
+ * Site's point frame's names, folded, into ch->point, and into ch->inner
+ * how many of its names end with them, from the innermost.
+ */
+static void
+chain_point(struct chain *ch, struct point_finder *finder, struct replay *p,
+	    uint32_t site)
+{
+	const uint64_t *frames;
+	struct frame_name f;
+	uint64_t frame;
+	uint32_t n, depth, i;
+	size_t size = 0;
+	FILE *out;
+
+	frames = sites_frames(&p->sites, site, &n);
+	point_of(finder, site, &frame, &depth);
+	for (i = 0; i <= depth; i++)
+		ch->inner += frame_describe(&p->symbolizer, &p->sites, frames[i], 0, &f);
+	out = open_memstream(&ch->point, &size);
+	if (!out)
+		perror_msg_and_die("open_memstream");
+	folded_frame(out, &p->sites, &p->symbolizer, frame);
+	if (fclose(out))
+		perror_msg_and_die("open_memstream");
+}
+
 /* Every site of p, as a chain with its figures on this side. */
 static void
 add_sites(struct chains *c, struct replay *p, int side)
 {
 	const struct heap_model *h = &p->heap;
+	struct point_finder finder;
 	uint32_t site, nframes;
 
+	point_finder_init(&finder, &p->sites);
 	for (site = 0; site < h->nsites; site++) {
 		struct site_figures f;
 		struct chain *ch;
@@ -123,7 +159,7 @@ add_sites(struct chains *c, struct replay *p, int side)
 			continue;
 		if (!sites_frames(&p->sites, site, &nframes) || !nframes) {
 			site_figures_of(h, site, &f);
-			figures_add(&c->no_stack[side], &f);
+			diff_figures_add(&c->no_stack[side], &f);
 			continue;
 		}
 		c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
@@ -136,8 +172,10 @@ add_sites(struct chains *c, struct replay *p, int side)
 		if (fclose(out))
 			perror_msg_and_die("open_memstream");
 		ch->sources = chain_sources(p, site);
+		chain_point(ch, &finder, p, site);
 		site_figures_of(h, site, &ch->side[side]);
 	}
+	point_finder_free(&finder);
 }
 
 /* By name; of one name, B's first, whose sources the merged chain keeps. */
@@ -170,9 +208,10 @@ merge_chains(struct chains *c)
 			continue;
 		}
 		for (side = 0; side < 2; side++)
-			figures_add(&into->side[side], &c->v[i].side[side]);
+			diff_figures_add(&into->side[side], &c->v[i].side[side]);
 		free(c->v[i].name);
 		free(c->v[i].sources);
+		free(c->v[i].point);
 	}
 	c->n = kept;
 }
@@ -400,11 +439,77 @@ print_other_changes(FILE *out, const struct chains *c, enum site_metric m)
 	fputc('\n', out);
 }
 
-static void
-print_text(FILE *out, const struct chains *c, const struct replay *p,
-	   char *const *files, size_t top, enum site_metric m)
+/* How many names a folded list holds. */
+static size_t
+names_in(const char *folded)
+{
+	size_t n = 1;
+
+	while ((folded = strchr(folded, ';')))
+		n++, folded++;
+	return n;
+}
+
+/* --by=chain: each chain that changed, its frames. */
+static size_t
+print_chains_text(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 {
 	size_t i, shown = 0;
+
+	fprintf(out, "chains by change in %s:\n", site_metric_title(m));
+	for (i = 0; i < c->n && shown < top && diff_change(&c->v[i], m); i++) {
+		fprintf(out, "  #%zu", ++shown);
+		print_figures(out, &c->v[i].side[0], &c->v[i].side[1]);
+		diff_print_names(out, &c->v[i], 0, SIZE_MAX);
+	}
+	return shown;
+}
+
+/*
+ * Each point that changed: its figures, its frame, then its chains that
+ * changed, each with its figures and callers; a point of one chain is
+ * that chain from the point out.
+ */
+static size_t
+print_points_text(FILE *out, const struct chains *c, size_t top, enum site_metric m)
+{
+	size_t i, j, count, shown = 0, listed;
+	struct diff_point *v = diff_points(c, m, &count);
+
+	fprintf(out, "allocation points by change in %s:\n", site_metric_title(m));
+	for (i = 0; i < count && shown < top && diff_point_change(&v[i], m); i++) {
+		const struct diff_point *pt = &v[i];
+		const struct chain *first = &c->v[pt->chains[0]];
+		/* The point frame's names are the last of the inner ones. */
+		size_t from = first->inner - names_in(pt->name);
+
+		fprintf(out, "  #%zu", ++shown);
+		print_figures(out, &pt->side[0], &pt->side[1]);
+		if (pt->nchains == 1) {
+			diff_print_names(out, first, from, SIZE_MAX);
+			continue;
+		}
+		diff_print_names(out, first, from, first->inner);
+		fprintf(out, "      from %zu call chains:\n", pt->nchains);
+		for (j = 0, listed = 0; j < pt->nchains && listed < top; j++) {
+			const struct chain *ch = &c->v[pt->chains[j]];
+
+			if (!diff_change(ch, m))
+				continue;
+			fprintf(out, "      #%zu.%zu", shown, ++listed);
+			print_figures(out, &ch->side[0], &ch->side[1]);
+			diff_print_names(out, ch, ch->inner, SIZE_MAX);
+		}
+	}
+	diff_points_free(v, count);
+	return shown;
+}
+
+static void
+print_text(FILE *out, const struct chains *c, const struct replay *p,
+	   char *const *files, size_t top, enum site_metric m, bool by_chain)
+{
+	size_t shown;
 
 	fprintf(out, "A: %s (%s)\nB: %s (%s)\n", files[0], replay_command(&p[0]),
 		files[1], replay_command(&p[1]));
@@ -414,26 +519,10 @@ print_text(FILE *out, const struct chains *c, const struct replay *p,
 		fprintf(out, "regions:\n");
 		diff_foreach_region(p, region_text, out);
 	}
-	fprintf(out, "chains by change in %s:\n", site_metric_title(m));
-	for (i = 0; i < c->n && shown < top; i++) {
-		const struct chain *ch = &c->v[i];
-		const struct site_figures *a = &ch->side[0], *b = &ch->side[1];
-		const char *frame, *end, *where, *where_end;
-		size_t len, where_len;
-
-		if (!diff_change(ch, m))
-			break;
-		fprintf(out, "  #%zu", ++shown);
-		print_figures(out, a, b);
-		end = where_end = NULL;
-		while ((frame = diff_prev_frame(ch->name, &end, &len))) {
-			where = diff_prev_frame(ch->sources, &where_end, &where_len);
-			fprintf(out, "        %.*s", (int)len, frame);
-			if (where && where_len)
-				fprintf(out, " (%.*s)", (int)where_len, where);
-			fputc('\n', out);
-		}
-	}
+	if (by_chain)
+		shown = print_chains_text(out, c, top, m);
+	else
+		shown = print_points_text(out, c, top, m);
 	if (!shown)
 		print_other_changes(out, c, m);
 	if (c->no_stack[0].allocs || c->no_stack[1].allocs) {
@@ -514,6 +603,34 @@ region_json(void *ctx, const char *name, const struct region_stats *a,
 	j->sep = ",\n  ";
 }
 
+/* The points that changed, at most top: each its name, figures and chains. */
+static void
+json_points(FILE *out, const struct chains *c, size_t top, enum site_metric m)
+{
+	size_t i, j, count, listed;
+	struct diff_point *v = diff_points(c, m, &count);
+
+	fputs("\"points\": [", out);
+	for (i = 0; i < count && i < top && diff_point_change(&v[i], m); i++) {
+		fputs(i ? ",\n  {\"point\": " : "\n  {\"point\": ", out);
+		json_string(out, v[i].name);
+		fputs(", \"a\": ", out);
+		json_stats(out, &v[i].side[0]);
+		fputs(", \"b\": ", out);
+		json_stats(out, &v[i].side[1]);
+		fprintf(out, ", \"chains_in_all\": %zu, \"chains\": [", v[i].nchains);
+		for (j = 0, listed = 0; j < v[i].nchains && listed < top; j++) {
+			if (!diff_change(&c->v[v[i].chains[j]], m))
+				continue;
+			fputs(listed++ ? ", " : "", out);
+			json_string(out, c->v[v[i].chains[j]].name);
+		}
+		fputs("]}", out);
+	}
+	fputs(i ? "\n]" : "]", out);
+	diff_points_free(v, count);
+}
+
 static void
 print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	   enum site_metric m, const struct increase_gate *gate)
@@ -540,7 +657,9 @@ print_json(FILE *out, const struct chains *c, const struct replay *p, size_t top
 		json_stats(out, &c->v[i].side[1]);
 		fputc('}', out);
 	}
-	fputs(i ? "\n],\n\"no_stack\": {\"a\": " : "],\n\"no_stack\": {\"a\": ", out);
+	fputs(i ? "\n],\n" : "],\n", out);
+	json_points(out, c, top, m);
+	fputs(",\n\"no_stack\": {\"a\": ", out);
 	json_stats(out, &c->no_stack[0]);
 	fputs(", \"b\": ", out);
 	json_stats(out, &c->no_stack[1]);
@@ -618,13 +737,14 @@ diff_main(int argc, char **argv)
 		{ "fail-on-increase", required_argument, NULL, 'I' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "command", required_argument, NULL, 'c' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum report_format format = REPORT_TEXT;
 	enum site_metric metric = METRIC_PEAK;
 	const char *debug_dir = NULL;
-	bool full_names = false, strict = false;
+	bool full_names = false, strict = false, by_chain = false;
 	struct replay p[2];
 	struct chains c = { 0 };
 	struct increase_gate gate = { 0 };
@@ -668,6 +788,10 @@ diff_main(int argc, char **argv)
 			break;
 		case 'c':
 			if (!report_command_parse("diff", optarg, &filter))
+				return MS_EXIT_FAILURE;
+			break;
+		case 'b':
+			if (!report_by_parse("diff", optarg, &by_chain))
 				return MS_EXIT_FAILURE;
 			break;
 		case 'I':
@@ -723,7 +847,7 @@ diff_main(int argc, char **argv)
 		else if (format == REPORT_HTML)
 			diff_html(stdout, &c, p, top, metric);
 		else
-			print_text(stdout, &c, p, argv + optind, top, metric);
+			print_text(stdout, &c, p, argv + optind, top, metric, by_chain);
 		if (replay_cut(&p[0]) || replay_cut(&p[1]))
 			ret = MS_EXIT_CUT;
 		if (gate.on)
@@ -735,6 +859,7 @@ diff_main(int argc, char **argv)
 	for (i = 0; i < c.n; i++) {
 		free(c.v[i].name);
 		free(c.v[i].sources);
+		free(c.v[i].point);
 	}
 	free(c.v);
 	for (i = 0; i < read; i++)

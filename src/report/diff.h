@@ -23,6 +23,13 @@ struct chain {
 	 * match chains).
 	 */
 	char *sources;
+	/*
+	 * Its allocation point (points.h): the point frame's names, joined
+	 * as name's are, and how many of name's names, from the innermost,
+	 * end with them.
+	 */
+	char *point;
+	size_t inner;
 	struct site_figures side[2];	/* its sites summed */
 };
 
@@ -66,8 +73,32 @@ void diff_foreach_chain_figure(const struct site_figures *a, const struct site_f
  */
 const char *diff_prev_frame(const char *chain, const char **end, size_t *len);
 
+/* Adds f's figures to t's. */
+void diff_figures_add(struct site_figures *t, const struct site_figures *f);
 /* How much the chain's metric changed, either way. */
 uint64_t diff_change(const struct chain *ch, enum site_metric m);
+
+/* The chains of one allocation point, summed: the diff's default ranking. */
+struct diff_point {
+	const char *name;		/* as struct chain's point */
+	struct site_figures side[2];
+	size_t *chains;			/* indexes into the chains, by largest change */
+	size_t nchains;
+};
+
+/*
+ * The points of c's chains (c ranked by m), by largest change of m
+ * first, ties by name; how many in *count.  Free with diff_points_free().
+ */
+struct diff_point *diff_points(const struct chains *c, enum site_metric m, size_t *count);
+void diff_points_free(struct diff_point *v, size_t n);
+/* How much the point's metric changed, either way. */
+uint64_t diff_point_change(const struct diff_point *pt, enum site_metric m);
+/*
+ * The names of ch from the from-th to before the to-th, innermost first,
+ * one a line, each with its source line: as the text diff lists them.
+ */
+void diff_print_names(FILE *out, const struct chain *ch, size_t from, size_t to);
 
 /*
  * Calls fn for each region name of A or B (p[0], p[1]), A's first in

@@ -10,14 +10,25 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-/* Which modules are the runtimes', asked once a module. */
-struct runtime_modules {
-	const struct sites *s;
-	signed char *known;	/* by module index: -1 unknown, else 0 or 1 */
-};
+void
+point_finder_init(struct point_finder *r, const struct sites *s)
+{
+	uint32_t i;
+
+	r->s = s;
+	r->known = xreallocarray(NULL, s->spaces.nmodules ? s->spaces.nmodules : 1, 1);
+	for (i = 0; i < s->spaces.nmodules; i++)
+		r->known[i] = -1;
+}
+
+void
+point_finder_free(struct point_finder *r)
+{
+	free(r->known);
+}
 
 static bool
-in_runtime(struct runtime_modules *r, uint64_t frame)
+in_runtime(struct point_finder *r, uint64_t frame)
 {
 	uint32_t module = SITE_FRAME_MODULE(frame);
 
@@ -28,12 +39,8 @@ in_runtime(struct runtime_modules *r, uint64_t frame)
 	return r->known[module - 1];
 }
 
-/*
- * The index of site's point frame in its chain, *frame that frame; false
- * for a site without a stack.
- */
-static bool
-point_of(struct runtime_modules *r, uint32_t site, uint64_t *frame, uint32_t *depth)
+bool
+point_of(struct point_finder *r, uint32_t site, uint64_t *frame, uint32_t *depth)
 {
 	const uint64_t *frames;
 	uint32_t n = 0, i;
@@ -63,16 +70,14 @@ struct point *
 points_ranked(const struct heap_model *h, const struct sites *s, enum site_metric m,
 	      size_t *count)
 {
-	struct runtime_modules r = { s, NULL };
-	size_t i, nsites, n = 0, cap = 0, nmodules = s->spaces.nmodules;
+	struct point_finder r;
+	size_t i, nsites, n = 0, cap = 0;
 	uint32_t *order = sites_ranked(h, m, &nsites);
 	struct point *v = NULL;
 	struct u64map index;	/* frame + 1 -> point + 1 */
 	size_t no_stack = 0;	/* the point of the sites without a stack + 1 */
 
-	r.known = xreallocarray(NULL, nmodules ? nmodules : 1, 1);
-	for (i = 0; i < nmodules; i++)
-		r.known[i] = -1;
+	point_finder_init(&r, s);
 	u64map_init(&index);
 	for (i = 0; i < nsites; i++) {
 		struct u64map_slot *slot = NULL;
@@ -103,7 +108,7 @@ points_ranked(const struct heap_model *h, const struct sites *s, enum site_metri
 		p->value += site_metric_value(h, order[i], m);
 	}
 	u64map_free(&index);
-	free(r.known);
+	point_finder_free(&r);
 	free(order);
 	if (n)		/* qsort may not be given NULL */
 		qsort(v, n, sizeof(*v), by_value_descending);

@@ -27,6 +27,20 @@ struct point {
 	size_t nsites;
 };
 
+/* Finds sites' points, asking once a module whether it is a runtime's. */
+struct point_finder {
+	const struct sites *s;
+	signed char *known;	/* by module index: -1 not asked, else 0 or 1 */
+};
+
+void point_finder_init(struct point_finder *r, const struct sites *s);
+void point_finder_free(struct point_finder *r);
+/*
+ * The point of site: its frame in *frame, and that frame's index in the
+ * chain in *depth; false for a site without a stack.
+ */
+bool point_of(struct point_finder *r, uint32_t site, uint64_t *frame, uint32_t *depth);
+
 /* What sites' blocks did, summed: the figures a report shows of a point. */
 struct site_totals {
 	uint64_t allocs, bytes_allocated, peak_bytes, leaked_bytes, leaked_blocks, temporary;

@@ -22,8 +22,6 @@ folded_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t si
 {
 	const uint64_t *frames;
 	uint32_t n = 0, i;
-	char label[1024];
-	size_t k, nk;
 
 	frames = sites_frames(s, site, &n);
 	if (!frames || !n) {
@@ -31,13 +29,24 @@ folded_chain(FILE *out, const struct sites *s, struct symbolizer *z, uint32_t si
 		return;
 	}
 	for (i = n; i-- > 0;) {
-		nk = frame_label(label, sizeof(label), z, s, frames[i], 0);
-		for (k = nk; k-- > 0;) {
-			frame_label(label, sizeof(label), z, s, frames[i], k);
-			print_name(out, label);
-			if (i || k)
-				fputc(';', out);
-		}
+		folded_frame(out, s, z, frames[i]);
+		if (i)
+			fputc(';', out);
+	}
+}
+
+void
+folded_frame(FILE *out, const struct sites *s, struct symbolizer *z, uint64_t frame)
+{
+	char label[1024];
+	size_t k, nk;
+
+	nk = frame_label(label, sizeof(label), z, s, frame, 0);
+	for (k = nk; k-- > 0;) {
+		frame_label(label, sizeof(label), z, s, frame, k);
+		print_name(out, label);
+		if (k)
+			fputc(';', out);
 	}
 }
 

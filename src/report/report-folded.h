@@ -16,6 +16,8 @@ struct symbolizer;
 
 void report_folded(FILE *out, const struct heap_model *h, const struct sites *s,
 		   struct symbolizer *z, enum site_metric m);
+/* A frame's functions, the inlined ones last, joined by ";" (no newline). */
+void folded_frame(FILE *out, const struct sites *s, struct symbolizer *z, uint64_t frame);
 /* A site's frames, outermost first, joined by ";" (no newline). */
 void folded_chain(FILE *out, const struct sites *s, struct symbolizer *z,
 		  uint32_t site);
