@@ -48,22 +48,19 @@ increase_gate_parse(const char *arg, struct increase_gate *g)
 	return true;
 }
 
+/* The tree's figure that metric m reads, as a site's. */
 static uint64_t
 tree_figure(const struct heap_stats *t, enum site_metric m)
 {
-	switch (m) {
-	case METRIC_PEAK:
-		return t->peak_bytes;
-	case METRIC_LEAKED:
-		return t->leaked_bytes;
-	case METRIC_ALLOCATED:
-		return t->bytes_allocated;
-	case METRIC_COUNT:
-		return t->allocs;
-	case METRIC_TEMPORARY:
-		return t->temporary;
-	}
-	return 0;
+	const struct site_figures f = {
+		.allocs = t->allocs,
+		.bytes_allocated = t->bytes_allocated,
+		.peak_bytes = t->peak_bytes,
+		.leaked_bytes = t->leaked_bytes,
+		.temporary = t->temporary,
+	};
+
+	return site_figure(&f, m);
 }
 
 /* As the diff's whole-tree lines name the figure. */

@@ -14,22 +14,34 @@
 #include <string.h>
 #include <sys/wait.h>
 
-const char *
-describe_wait_status(int status, char *buf, size_t size)
+/*
+ * How a wait status reads, after exited ("exited " or "") and killed
+ * ("killed by " or ""): "exited 3", "killed by SIGKILL"; or "3", "SIGKILL".
+ */
+static const char *
+wait_status_text(int status, const char *exited, const char *killed, char *buf,
+		 size_t size)
 {
-	if (WIFEXITED(status)) {
-		snprintf(buf, size, "exited %d", WEXITSTATUS(status));
-	} else if (WIFSIGNALED(status)) {
-		const char *name = sigabbrev_np(WTERMSIG(status));
+	const char *name;
 
+	if (WIFEXITED(status)) {
+		snprintf(buf, size, "%s%d", exited, WEXITSTATUS(status));
+	} else if (WIFSIGNALED(status)) {
+		name = sigabbrev_np(WTERMSIG(status));
 		if (name)
-			snprintf(buf, size, "killed by SIG%s", name);
+			snprintf(buf, size, "%sSIG%s", killed, name);
 		else
-			snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+			snprintf(buf, size, "%ssignal %d", killed, WTERMSIG(status));
 	} else {
 		snprintf(buf, size, "wait status 0x%x", (unsigned)status);
 	}
 	return buf;
+}
+
+const char *
+describe_wait_status(int status, char *buf, size_t size)
+{
+	return wait_status_text(status, "exited ", "killed by ", buf, size);
 }
 
 static double
@@ -100,22 +112,9 @@ print_process(FILE *out, const struct heap_process *p)
 static const char *
 process_end(const struct heap_process *p, char *buf, size_t size)
 {
-	const char *name;
-
 	if (!p->exited)
 		return p->untraced ? "untraced" : "running";
-	if (WIFEXITED(p->wait_status)) {
-		snprintf(buf, size, "%d", WEXITSTATUS(p->wait_status));
-	} else if (WIFSIGNALED(p->wait_status)) {
-		name = sigabbrev_np(WTERMSIG(p->wait_status));
-		if (name)
-			snprintf(buf, size, "SIG%s", name);
-		else
-			snprintf(buf, size, "signal %d", WTERMSIG(p->wait_status));
-	} else {
-		snprintf(buf, size, "0x%x", (unsigned)p->wait_status);
-	}
-	return buf;
+	return wait_status_text(p->wait_status, "", "", buf, size);
 }
 
 /*
