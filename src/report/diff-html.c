@@ -128,39 +128,90 @@ print_regions(FILE *out, const struct replay *p)
  * with three cells a figure the table was 16 columns, and the chain was
  * off the right of a 1400-pixel screen.
  */
+/* The names of ch from the from-th to before the to-th, innermost first, a line each. */
+static void
+print_names(FILE *out, const struct chain *ch, size_t from, size_t to)
+{
+	const char *frame, *end = NULL, *where, *where_end = NULL;
+	char name[1024];
+	size_t len, where_len, i;
+
+	for (i = 0; i < to && (frame = diff_prev_frame(ch->name, &end, &len)); i++) {
+		where = diff_prev_frame(ch->sources, &where_end, &where_len);
+		if (i < from)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)len, frame);
+		fputs(i > from ? "<br>" : "", out);
+		markup_text(out, name, SIZE_MAX);
+		if (where && where_len) {
+			snprintf(name, sizeof(name), " (%.*s)", (int)where_len, where);
+			markup_text(out, name, SIZE_MAX);
+		}
+	}
+}
+
+/* The table's head: what a row's names are, then each figure. */
+static void
+print_head(FILE *out, const char *id, const char *names)
+{
+	static const struct site_figures none;
+
+	fprintf(out, "<table id=\"%s\" class=\"sites\">\n<tr><th>#</th>"
+		"<th class=\"l\">%s, innermost first</th>", id, names);
+	diff_foreach_chain_figure(&none, &none, chain_heading, out);
+	fputs("</tr>\n", out);
+}
+
+/* --by=chain: a row per chain that changed. */
 static void
 print_chains(FILE *out, const struct chains *c, size_t top, enum site_metric m)
 {
-	static const struct site_figures none;
 	size_t i;
 
 	fprintf(out, "<h2>Chains by change in %s</h2>\n", site_metric_title(m));
-	fputs("<table id=\"chains\" class=\"sites\">\n<tr><th>#</th>"
-	      "<th class=\"l\">call chain, innermost first</th>", out);
-	diff_foreach_chain_figure(&none, &none, chain_heading, out);
-	fputs("</tr>\n", out);
+	print_head(out, "chains", "call chain");
 	for (i = 0; i < c->n && i < top && diff_change(&c->v[i], m); i++) {
-		const struct site_figures *a = &c->v[i].side[0], *b = &c->v[i].side[1];
-		const char *frame, *end = NULL, *where, *where_end = NULL;
-		char name[1024];
-		size_t len, where_len;
-
 		fprintf(out, "<tr><td>%zu</td><td class=\"chain\">", i + 1);
-		while ((frame = diff_prev_frame(c->v[i].name, &end, &len))) {
-			where = diff_prev_frame(c->v[i].sources, &where_end, &where_len);
-			snprintf(name, sizeof(name), "%.*s", (int)len, frame);
-			markup_text(out, name, SIZE_MAX);
-			if (where && where_len) {
-				snprintf(name, sizeof(name), " (%.*s)", (int)where_len, where);
-				markup_text(out, name, SIZE_MAX);
-			}
-			fputs(frame > c->v[i].name ? "<br>" : "", out);
-		}
+		print_names(out, &c->v[i], 0, SIZE_MAX);
 		fputs("</td>", out);
-		diff_foreach_chain_figure(a, b, chain_cell, out);
+		diff_foreach_chain_figure(&c->v[i].side[0], &c->v[i].side[1], chain_cell, out);
 		fputs("</tr>\n", out);
 	}
 	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
+}
+
+/*
+ * A row per allocation point that changed: its frame, then each of its
+ * chains that changed, its rank and callers, as the text diff lists them.
+ */
+static void
+print_points(FILE *out, const struct chains *c, size_t top, enum site_metric m)
+{
+	size_t i, j, count, listed, from;
+	struct diff_point *v = diff_points(c, m, &count);
+
+	fprintf(out, "<h2>Allocation points by change in %s</h2>\n", site_metric_title(m));
+	print_head(out, "points", "allocation point and its callers");
+	for (i = 0; i < count && i < top && diff_point_change(&v[i], m); i++) {
+		const struct chain *first = &c->v[v[i].chains[0]];
+
+		from = first->inner - diff_names_in(v[i].name);
+		fprintf(out, "<tr><td>%zu</td><td class=\"chain\">", i + 1);
+		print_names(out, first, from, v[i].nchains == 1 ? SIZE_MAX : first->inner);
+		for (j = 0, listed = 0; v[i].nchains > 1 && j < v[i].nchains && listed < top; j++) {
+			const struct chain *ch = &c->v[v[i].chains[j]];
+
+			if (!diff_change(ch, m))
+				continue;
+			fprintf(out, "<br><i>from %zu.%zu</i><br>", i + 1, ++listed);
+			print_names(out, ch, ch->inner, SIZE_MAX);
+		}
+		fputs("</td>", out);
+		diff_foreach_chain_figure(&v[i].side[0], &v[i].side[1], chain_cell, out);
+		fputs("</tr>\n", out);
+	}
+	fputs(i ? "</table>\n" : "</table>\n<p>None changed.</p>\n", out);
+	diff_points_free(v, count);
 }
 
 static void
@@ -178,7 +229,7 @@ print_no_stack(FILE *out, const struct chains *c)
 
 void
 diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
-	  enum site_metric m)
+	  enum site_metric m, bool by_chain)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>memsup diff</title>\n<style>\n", out);
@@ -192,7 +243,10 @@ diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
 	print_regions(out, p);
 	fputs("<h2>Flame graph</h2>\n", out);
 	diff_svg(out, c, m);
-	print_chains(out, c, top, m);
+	if (by_chain)
+		print_chains(out, c, top, m);
+	else
+		print_points(out, c, top, m);
 	print_no_stack(out, c);
 	fputs("</body>\n</html>\n", out);
 }

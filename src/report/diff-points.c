@@ -87,6 +87,16 @@ diff_points_free(struct diff_point *v, size_t n)
 	free(v);
 }
 
+size_t
+diff_names_in(const char *folded)
+{
+	size_t n = 1;
+
+	while ((folded = strchr(folded, ';')))
+		n++, folded++;
+	return n;
+}
+
 void
 diff_print_names(FILE *out, const struct chain *ch, size_t from, size_t to)
 {

@@ -40,7 +40,7 @@ usage(void)
 	      "                most, and of each point its N chains (default 10;\n"
 	      "                0 shows none)\n"
 	      "      --by=point|chain\n"
-	      "                in text and JSON, group the chains by allocation\n"
+	      "                in text, JSON and HTML, group the chains by allocation\n"
 	      "                point (the default), as memsup report does, or\n"
 	      "                list each chain on its own\n"
 	      "  -f, --format=text|json|folded|svg|html\n"
@@ -439,17 +439,6 @@ print_other_changes(FILE *out, const struct chains *c, enum site_metric m)
 	fputc('\n', out);
 }
 
-/* How many names a folded list holds. */
-static size_t
-names_in(const char *folded)
-{
-	size_t n = 1;
-
-	while ((folded = strchr(folded, ';')))
-		n++, folded++;
-	return n;
-}
-
 /* --by=chain: each chain that changed, its frames. */
 static size_t
 print_chains_text(FILE *out, const struct chains *c, size_t top, enum site_metric m)
@@ -481,7 +470,7 @@ print_points_text(FILE *out, const struct chains *c, size_t top, enum site_metri
 		const struct diff_point *pt = &v[i];
 		const struct chain *first = &c->v[pt->chains[0]];
 		/* The point frame's names are the last of the inner ones. */
-		size_t from = first->inner - names_in(pt->name);
+		size_t from = first->inner - diff_names_in(pt->name);
 
 		fprintf(out, "  #%zu", ++shown);
 		print_figures(out, &pt->side[0], &pt->side[1]);
@@ -845,7 +834,7 @@ diff_main(int argc, char **argv)
 		else if (format == REPORT_SVG)
 			diff_svg(stdout, &c, metric);
 		else if (format == REPORT_HTML)
-			diff_html(stdout, &c, p, top, metric);
+			diff_html(stdout, &c, p, top, metric, by_chain);
 		else
 			print_text(stdout, &c, p, argv + optind, top, metric, by_chain);
 		if (replay_cut(&p[0]) || replay_cut(&p[1]))

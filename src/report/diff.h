@@ -92,6 +92,8 @@ struct diff_point {
  */
 struct diff_point *diff_points(const struct chains *c, enum site_metric m, size_t *count);
 void diff_points_free(struct diff_point *v, size_t n);
+/* How many names a folded list holds. */
+size_t diff_names_in(const char *folded);
 /* How much the point's metric changed, either way. */
 uint64_t diff_point_change(const struct diff_point *pt, enum site_metric m);
 /*
@@ -135,6 +137,6 @@ void increase_gate_json(FILE *out, const struct increase_gate *g, const struct c
 
 /* The diff as one HTML page: totals, regions, flame graph, chains. */
 void diff_html(FILE *out, const struct chains *c, const struct replay *p, size_t top,
-	       enum site_metric m);
+	       enum site_metric m, bool by_chain);
 
 #endif
