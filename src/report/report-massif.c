@@ -14,6 +14,7 @@
  */
 #include "config.h"
 #include "report-massif.h"
+#include "report-options.h"
 #include "error.h"
 #include "heap.h"
 #include "report-sites.h"
@@ -22,6 +23,7 @@
 #include "u64map.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,9 +253,14 @@ report_massif(FILE *out, const char *command, const struct heap_model *h,
 	const uint64_t *slots = t->series[0]->max;
 	uint64_t peak = h->tree.peak_bytes;
 	size_t peak_slot = h->tree.peak_time_ns / t->slot_ns, i;
+	char filter[PATH_MAX];
 	unsigned int n = 0;
 
-	fputs("desc: (memsup) the live heap of the whole process tree\ncmd: ", out);
+	if (h->filter.pid || h->filter.command)
+		fprintf(out, "desc: (memsup) the live heap of the processes counted with%s\ncmd: ",
+			report_filter_options(filter, sizeof(filter), &h->filter));
+	else
+		fputs("desc: (memsup) the live heap of the whole process tree\ncmd: ", out);
 	print_text(out, command, HEADER_TEXT_MAX);
 	fputs("\ntime_unit: ms\n", out);
 	/* Nothing allocated: the start is the peak, of nothing. */
