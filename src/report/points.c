@@ -66,54 +66,83 @@ by_value_descending(const void *a, const void *b)
 	return x->sites[0] < y->sites[0] ? -1 : x->sites[0] > y->sites[0];
 }
 
+/* The points being gathered, found by their frame. */
+struct gathering {
+	struct point_finder finder;
+	struct point *v;
+	size_t n, cap;
+	struct u64map index;	/* frame + 1 -> point + 1 */
+	size_t no_stack;	/* the point of the sites without a stack + 1 */
+};
+
+/* Site's point; made when new if make, else NULL. */
+static struct point *
+gathered_point(struct gathering *g, uint32_t site, bool make, uint32_t *depth)
+{
+	struct u64map_slot *slot = NULL;
+	uint64_t frame = 0;
+	bool stack = point_of(&g->finder, site, &frame, depth);
+	struct point *p;
+
+	/* A frame's key is one more: a module's frame 0 is no key. */
+	if (stack)
+		slot = u64map_find(&g->index, frame + 1);
+	if (stack ? slot != NULL : g->no_stack != 0)
+		return &g->v[(stack ? slot->value : g->no_stack) - 1];
+	if (!make)
+		return NULL;
+	g->v = xgrow(g->v, &g->cap, g->n + 1, sizeof(*g->v));
+	p = &g->v[g->n++];
+	*p = (struct point){ .stack = stack, .frame = frame };
+	if (stack)
+		u64map_put(&g->index, frame + 1, g->n);
+	else
+		g->no_stack = g->n;
+	return p;
+}
+
+static void
+add_site(struct point *p, uint32_t site, uint32_t depth)
+{
+	p->sites = xreallocarray(p->sites, p->nsites + 1, sizeof(*p->sites));
+	p->depths = xreallocarray(p->depths, p->nsites + 1, sizeof(*p->depths));
+	p->depths[p->nsites] = depth;
+	p->sites[p->nsites++] = site;
+}
+
 struct point *
 points_ranked(const struct heap_model *h, const struct sites *s, enum site_metric m,
 	      size_t *count)
 {
-	struct point_finder r;
-	size_t i, nsites, n = 0, cap = 0;
-	uint32_t *order = sites_ranked(h, m, &nsites);
-	struct point *v = NULL;
-	struct u64map index;	/* frame + 1 -> point + 1 */
-	size_t no_stack = 0;	/* the point of the sites without a stack + 1 */
+	struct gathering g = { .v = NULL };
+	size_t i, nvalued;
+	uint32_t *order = sites_ranked(h, m, &nvalued), site, depth;
+	struct point *p;
 
-	point_finder_init(&r, s);
-	u64map_init(&index);
-	for (i = 0; i < nsites; i++) {
-		struct u64map_slot *slot = NULL;
-		uint64_t frame = 0;
-		uint32_t depth = 0;
-		bool stack = point_of(&r, order[i], &frame, &depth);
-		struct point *p;
-
-		/* A frame's key is one more: a module's frame 0 is no key. */
-		if (stack)
-			slot = u64map_find(&index, frame + 1);
-		if (stack ? slot != NULL : no_stack != 0) {
-			p = &v[(stack ? slot->value : no_stack) - 1];
-		} else {
-			v = xgrow(v, &cap, n + 1, sizeof(*v));
-			p = &v[n++];
-			*p = (struct point){ .stack = stack, .frame = frame };
-			if (stack)
-				u64map_put(&index, frame + 1, n);
-			else
-				no_stack = n;
-		}
-		/* Sites come largest first: so do each point's. */
-		p->sites = xreallocarray(p->sites, p->nsites + 1, sizeof(*p->sites));
-		p->depths = xreallocarray(p->depths, p->nsites + 1, sizeof(*p->depths));
-		p->depths[p->nsites] = depth;
-		p->sites[p->nsites++] = order[i];
+	point_finder_init(&g.finder, s);
+	u64map_init(&g.index);
+	/* The sites with a value, largest first: so are each point's. */
+	for (i = 0; i < nvalued; i++) {
+		p = gathered_point(&g, order[i], true, &depth);
+		add_site(p, order[i], depth);
+		p->nvalued++;
 		p->value += site_metric_value(h, order[i], m);
 	}
-	u64map_free(&index);
-	point_finder_free(&r);
+	/* Then the others of those points, for their figures. */
+	for (site = 0; site < h->nsites; site++) {
+		if (!h->sites[site].allocs || site_metric_value(h, site, m))
+			continue;
+		p = gathered_point(&g, site, false, &depth);
+		if (p)
+			add_site(p, site, depth);
+	}
+	u64map_free(&g.index);
+	point_finder_free(&g.finder);
 	free(order);
-	if (n)		/* qsort may not be given NULL */
-		qsort(v, n, sizeof(*v), by_value_descending);
-	*count = n;
-	return v;
+	if (g.n)	/* qsort may not be given NULL */
+		qsort(g.v, g.n, sizeof(*g.v), by_value_descending);
+	*count = g.n;
+	return g.v;
 }
 
 void

@@ -22,9 +22,13 @@ struct point {
 	bool stack;			/* false: the sites without a stack */
 	uint64_t frame;			/* the point's frame (SITE_FRAME_*) */
 	uint64_t value;			/* its sites' values by the metric, summed */
-	uint32_t *sites;		/* largest first by the metric */
+	/*
+	 * Every site that reaches it: the nvalued with a value by the
+	 * metric first, largest first, then those without.
+	 */
+	uint32_t *sites;
 	uint32_t *depths;		/* the point's frame's index in each site's chain */
-	size_t nsites;
+	size_t nsites, nvalued;
 };
 
 /* Finds sites' points, asking once a module whether it is a runtime's. */

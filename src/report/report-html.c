@@ -359,7 +359,7 @@ print_point_rows(FILE *out, const struct heap_model *h, const struct sites *s,
 		print_row_start(out, i + 1, &t);
 		print_frames(out, s, z, p->sites[0], p->depths[0],
 			     p->nsites == 1 ? UINT32_MAX : p->depths[0]);
-		for (j = 0; p->nsites > 1 && j < p->nsites && j < n; j++) {
+		for (j = 0; p->nsites > 1 && j < p->nvalued && j < n; j++) {
 			struct site_totals one = { 0 };
 
 			site_totals_add(&one, h, p->sites[j]);

@@ -171,7 +171,7 @@ print_point(FILE *out, const struct heap_model *h, const struct sites *s,
 	if (p->stack)
 		print_frame(out, s, z, p->frame, "");
 	fputs("], \"chains\": [", out);
-	for (i = 0; i < p->nsites && i < n; i++) {
+	for (i = 0; i < p->nvalued && i < n; i++) {
 		fputs(i ? ",\n      " : "\n      ", out);
 		print_site(out, h, s, z, p->sites[i]);
 	}

@@ -326,7 +326,7 @@ print_points(FILE *out, const struct heap_model *h, const struct sites *s,
 		}
 		print_frames(out, s, z, p->sites[0], p->depths[0], p->depths[0]);
 		fprintf(out, "      from %s call chains:\n", human_count(more, p->nsites));
-		for (j = 0; j < p->nsites && j < n; j++) {
+		for (j = 0; j < p->nvalued && j < n; j++) {
 			struct site_totals one = { 0 };
 
 			site_totals_add(&one, h, p->sites[j]);
