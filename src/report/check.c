@@ -190,13 +190,7 @@ check_options(const struct check_args *a, int nfiles)
 			  "allocations: --max-leaked goes without --region");
 		return false;
 	}
-	if (nfiles != 1) {
-		error_msg(nfiles ? "check: more than one capture file given"
-				 : "check: no capture file given");
-		usage_hint("check");
-		return false;
-	}
-	return true;
+	return report_one_capture("check", nfiles);
 }
 
 /* The programs the capture's processes ran, for when none ran --command. */

@@ -133,3 +133,14 @@ report_by_parse(const char *command, const char *arg, bool *by_chain)
 	*by_chain = !strcmp(arg, "chain");
 	return true;
 }
+
+bool
+report_one_capture(const char *command, int nfiles)
+{
+	if (nfiles == 1)
+		return true;
+	error_msg(nfiles ? "%s: more than one capture file given"
+			 : "%s: no capture file given", command);
+	usage_hint(command);
+	return false;
+}

@@ -28,6 +28,8 @@ bool report_format_parse(const char *command, const char *arg, unsigned int allo
 			 enum report_format *f);
 bool report_metric_parse(const char *command, const char *arg, enum site_metric *m);
 bool report_top_parse(const char *command, const char *arg, unsigned long *top);
+/* Whether nfiles, the capture files given to command, is one; if not, says so. */
+bool report_one_capture(const char *command, int nfiles);
 /* --by: allocation points (the default) or chains. */
 bool report_by_parse(const char *command, const char *arg, bool *by_chain);
 /* --pid and --command: which processes the figures count. */

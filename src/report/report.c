@@ -248,13 +248,7 @@ check_options(const struct report_args *a, int nfiles)
 			  "send it to a file, not to a terminal");
 		return false;
 	}
-	if (nfiles != 1) {
-		error_msg(nfiles ? "report: more than one capture file given"
-				 : "report: no capture file given");
-		usage_hint("report");
-		return false;
-	}
-	return true;
+	return report_one_capture("report", nfiles);
 }
 
 /* Returns false, having said why, when the --suppress file cannot be read. */
