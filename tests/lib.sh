@@ -221,13 +221,14 @@ wait_traced() {
 	done
 }
 
-# normalize < events: the records inside the marker regions (see
-# tests/fixtures/fixture.h), with processes named P1, P2... and blocks
-# A1, A2... in order of appearance.  A block's name lives from the call
-# that returned it to the one that freed it, so the sequence does not
-# depend on where the allocator places blocks.  An exec ends a region.
+# normalize [all] < events: the records inside the marker regions (see
+# tests/fixtures/fixture.h), or with "all" every record, with processes
+# named P1, P2... and blocks A1, A2... in order of appearance.  A block's
+# name lives from the call that returned it to the one that freed it, so
+# the sequence does not depend on where the allocator places blocks.  An
+# exec ends a region.
 normalize() {
-	awk -v begin=19 -v end=23 '
+	awk -v begin=19 -v end=23 -v all="${1:-}" '
 	function proc(pid) {
 		if (!(pid in pname))
 			pname[pid] = "P" (++npids)
@@ -264,7 +265,7 @@ normalize() {
 				if (key[1] == pid)
 					live[child, key[2]] = live[k]
 			}
-			if (inside[pid])
+			if (inside[pid] || all)
 				print proc(pid), "Fork", proc(child)
 			next
 		}
@@ -275,12 +276,14 @@ normalize() {
 		if (what == "Stack" || what == "Mapping")
 			next
 		if (what == "Exit") {
-			if (inside[pid])
+			if (inside[pid] || all)
 				print proc(pid), "Exit", $5
 			next
 		}
 		size = field("size"); ptr = field("ptr")
-		if (what == "Malloc" && size == begin && !inside[pid]) {
+		if (all)
+			inside[pid] = 1
+		else if (what == "Malloc" && size == begin && !inside[pid]) {
 			marker[pid] = ptr
 			next
 		}
@@ -289,7 +292,7 @@ normalize() {
 			inside[pid] = 1
 			next
 		}
-		if (what == "Malloc" && size == end && inside[pid]) {
+		if (what == "Malloc" && size == end && inside[pid] && !all) {
 			inside[pid] = 0
 			next
 		}

@@ -98,7 +98,8 @@ print_forwarder(int fd, const char *path, const struct probe_forwarder *w)
 	ssize_t n = pread(fd, code, sizeof(code), (off_t)(w->entry + w->jump));
 
 	probe_site_format(code, n > 0 ? (size_t)n : 0, w->vaddr + w->jump, insn, sizeof(insn));
-	printf("%s\t%s\t-\t%s\tforwards to %s: not probed\n", path, w->name, insn, w->to);
+	printf("%s\t%s\t-\t%s\t%s %s: not probed\n", path, w->name, insn,
+	       w->calls ? "operator new over" : "forwards to", w->to);
 }
 
 static int
@@ -142,14 +143,34 @@ list_file(const char *path, const struct probe_plan *plan)
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
+	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders]\n"
+	      "                     [--stack=auto|fp|dwarf|none] FILE...\n"
 	      "\n"
 	      "For each allocator function of each ELF FILE: the file, the symbol,\n"
 	      "the probe's offset in the function, the instruction there, and\n"
 	      "whether the kernel emulates it or single-steps it, with why the\n"
 	      "probe stays at +0; or, for a function that only jumps to another\n"
 	      "that records the same call, '-', its jmp, and the functions it\n"
-	      "reaches, which record its calls.\n", out);
+	      "reaches, which record its calls; with --stack=none, for the C++\n"
+	      "runtime's operator new, '-', its call of malloc (or of another\n"
+	      "operator new), and the function it calls.\n", out);
+}
+
+/* --stack: whether it is none, the one mode that changes the plan. */
+static bool
+stack_mode_parse(const char *arg, bool *none)
+{
+	static const char *const modes[] = { "auto", "fp", "dwarf", "none" };
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(arg, modes[i])) {
+			*none = !strcmp(arg, "none");
+			return true;
+		}
+	}
+	error_msg("--stack takes auto, fp, dwarf or none, not '%s'", arg);
+	return false;
 }
 
 int
@@ -158,10 +179,12 @@ probe_list_main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "probe-sites", required_argument, NULL, 's' },
 		{ "probe-forwarders", no_argument, NULL, 'w' },
+		{ "stack", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe_plan plan = { .sites = PROBE_SITES_AUTO };
+	bool no_stacks = false;
 	int c, status = 0;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -172,6 +195,10 @@ probe_list_main(int argc, char **argv)
 			break;
 		case 'w':
 			plan.forwarders = true;
+			break;
+		case 'k':
+			if (!stack_mode_parse(optarg, &no_stacks))
+				return MS_EXIT_FAILURE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -186,6 +213,8 @@ probe_list_main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
+	/* As a capture plans them (main.c's apply_policy). */
+	plan.new_over_malloc = no_stacks && !plan.forwarders;
 	if (!probe_sites_decoder && plan.sites == PROBE_SITES_AUTO)
 		fputs("memsup: note: built without an x86 decoder (Zydis): every probe "
 		      "stays at its function's entry\n", stderr);

@@ -30,6 +30,13 @@ probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_j
 	return -ENOTSUP;
 }
 
+int
+probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
+		    bool (*each)(void *ctx, const struct probe_branch *b), void *ctx)
+{
+	return -ENOTSUP;
+}
+
 /* The bytes, as far as an instruction can reach. */
 void
 probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr, char *buf,

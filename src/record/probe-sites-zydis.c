@@ -266,12 +266,31 @@ probe_site_choose(const uint8_t *code, size_t size, uint64_t vaddr,
 		s->offset = 0;
 }
 
+/* Where a call or jmp goes: a relative target, or the GOT slot it reads. */
+static bool
+branch_target(const struct insn *in, uint64_t vaddr, struct probe_branch *b)
+{
+	const ZydisDecodedOperand *o = &in->op[0];
+	ZyanU64 to;
+
+	if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative)
+		b->through_slot = false;
+	else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP &&
+		 o->mem.index == ZYDIS_REGISTER_NONE && o->mem.segment == ZYDIS_REGISTER_DS)
+		b->through_slot = true;
+	else
+		return false;
+	if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in->i, o, vaddr, &to)))
+		return false;
+	b->to = to;
+	return true;
+}
+
 int
 probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_jump *j)
 {
-	const ZydisDecodedOperand *o;
+	struct probe_branch b;
 	struct insn in;
-	ZyanU64 to;
 	size_t at = 0;
 
 	if (!decode(code, size, &in))
@@ -281,20 +300,37 @@ probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_j
 		if (!decode(code + at, size - at, &in))
 			return 0;
 	}
-	if (in.i.mnemonic != ZYDIS_MNEMONIC_JMP)
-		return 0;
-	o = &in.op[0];
-	if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative)
-		j->through_slot = false;
-	else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP &&
-		 o->mem.index == ZYDIS_REGISTER_NONE && o->mem.segment == ZYDIS_REGISTER_DS)
-		j->through_slot = true;
-	else
-		return 0;
-	if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in.i, o, vaddr + at, &to)))
+	if (in.i.mnemonic != ZYDIS_MNEMONIC_JMP || !branch_target(&in, vaddr + at, &b))
 		return 0;
 	j->at = (uint32_t)at;
-	j->to = to;
+	j->through_slot = b.through_slot;
+	j->to = b.to;
+	return 1;
+}
+
+int
+probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
+		    bool (*each)(void *ctx, const struct probe_branch *b), void *ctx)
+{
+	struct insn in;
+	size_t at;
+
+	for (at = 0; at < size; at += in.i.length) {
+		struct probe_branch b = { .at = (uint32_t)at };
+
+		if (!decode(code + at, size - at, &in))
+			return 0;
+		b.call = in.i.meta.category == ZYDIS_CATEGORY_CALL;
+		if (!b.call && in.i.meta.category != ZYDIS_CATEGORY_UNCOND_BR &&
+		    in.i.meta.category != ZYDIS_CATEGORY_COND_BR)
+			continue;
+		b.known = branch_target(&in, vaddr + at, &b);
+		/* A jump within the function stays in the code looked at. */
+		if (!b.call && b.known && !b.through_slot && b.to >= vaddr && b.to - vaddr < size)
+			continue;
+		if (!each(ctx, &b))
+			return 0;
+	}
 	return 1;
 }
 

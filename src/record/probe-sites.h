@@ -83,6 +83,24 @@ struct probe_jump {
 int probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr,
 		    struct probe_jump *out);
 
+/* A call, or a jump that leaves the function, as probe_site_branches finds it. */
+struct probe_branch {
+	uint32_t at;		/* its offset in the function */
+	bool call;		/* a call; else a jmp or Jcc */
+	bool known;		/* to is known: a relative target or a GOT slot */
+	bool through_slot;	/* through a pointer at a RIP-relative address: to is its address */
+	uint64_t to;
+};
+
+/*
+ * Every call in the size bytes at code, loaded at vaddr, and every jump
+ * that leaves them, to each(ctx, branch) in order; each returns false to
+ * stop.  1 when every instruction decoded and each went on, 0 otherwise;
+ * -ENOTSUP when this build cannot tell.
+ */
+int probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
+			bool (*each)(void *ctx, const struct probe_branch *b), void *ctx);
+
 /* The instruction at code, loaded at vaddr, in AT&T syntax. */
 void probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr,
 		       char *buf, size_t len);

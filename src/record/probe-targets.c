@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* std::get_new_handler: the C++ runtime's operator new calls it when malloc fails. */
+#define GET_NEW_HANDLER "_ZSt15get_new_handlerv"
+
 /* An allocator function found in the symbol tables. */
 struct found_function {
 	uint64_t vaddr;
@@ -48,6 +51,7 @@ struct elf_scan {
 	const uint8_t *image;		/* the file's bytes, or NULL */
 	uint64_t file_size;		/* how many of them can be read */
 	bool python;			/* defines PyObject_Malloc */
+	bool cxx_runtime;		/* defines std::get_new_handler */
 };
 
 /* Keeps one name per address: .symtab and .dynsym repeat each other. */
@@ -85,6 +89,7 @@ on_function(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 			     sizeof(*scan->starts));
 	scan->starts[scan->nstarts++] = vaddr;
 	scan->python |= !strcmp(name, "PyObject_Malloc");
+	scan->cxx_runtime |= !strcmp(name, GET_NEW_HANDLER);
 	if (!(f.shape = allocator_function(name, &f.rank)))
 		return;
 	found(scan, &f);
@@ -260,6 +265,28 @@ jump_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, struct probe
 #define PLT_STUB_MAX 11
 
 /*
+ * The function a call or jump goes to, by its name: an allocator function
+ * of this file (*found), or the symbol of the GOT slot it goes through,
+ * directly or through a PLT stub.  NULL when it has none.
+ */
+static const char *
+target_name(const struct elf_scan *scan, bool through_slot, uint64_t to,
+	    const struct found_function **found)
+{
+	struct probe_jump j;
+
+	*found = NULL;
+	if (through_slot)
+		return elf_got_slot_symbol(scan->elf, to);
+	*found = found_at(scan, to);
+	if (*found)
+		return (*found)->name;
+	if (!jump_at(scan, to, PLT_STUB_MAX, &j) || !j.through_slot)
+		return NULL;
+	return elf_got_slot_symbol(scan->elf, j.to);
+}
+
+/*
  * One step of a forwarder: f only jumps to an allocator function, of this
  * file (*next), or named by the GOT slot it jumps through, directly or
  * through a PLT stub (*name; *next too when this file defines it, which
@@ -278,14 +305,11 @@ forward_step(const struct elf_scan *scan, const struct found_function *f,
 	if (!f->located || !jump_at(scan, f->vaddr, f->size, &j))
 		return false;
 	*jump = j.at;
-	if (!j.through_slot) {
-		*next = found_at(scan, j.to);
-		if (*next)
-			return true;
-		if (!jump_at(scan, j.to, PLT_STUB_MAX, &j) || !j.through_slot)
-			return false;
+	*name = target_name(scan, j.through_slot, j.to, next);
+	if (*next) {
+		*name = NULL;
+		return true;
 	}
-	*name = elf_got_slot_symbol(scan->elf, j.to);
 	if (!*name || !allocator_function(*name, &rank))
 		return false;
 	*next = found_named(scan, *name);
@@ -332,15 +356,81 @@ forwards(const struct elf_scan *scan, const struct found_function *f, uint32_t *
 	return false;
 }
 
+/* What an operator new's code calls, as new_over_malloc() looks. */
+struct new_calls {
+	const struct elf_scan *scan;
+	const struct found_function *f;
+	size_t allocator_calls;
+	uint32_t at;		/* the last one's offset */
+	const char *to;		/* and the function it calls */
+};
+
+static bool
+new_branch(void *ctx, const struct probe_branch *b)
+{
+	struct new_calls *nc = ctx;
+	const struct found_function *found;
+	const char *name;
+	uint64_t shape;
+	size_t rank;
+
+	/* A call through a register is the new-handler's. */
+	if (!b->known)
+		return b->call;
+	name = target_name(nc->scan, b->through_slot, b->to, &found);
+	/* A jump to code of no name is to the runtime's cold path, which throws. */
+	if (!name)
+		return !b->call;
+	if (!strcmp(name, GET_NEW_HANDLER))
+		return b->call;
+	shape = found ? found->shape : allocator_function(name, &rank);
+	if (!b->call || !shape || !same_record(shape, nc->f->shape))
+		return false;
+	nc->allocator_calls++;
+	nc->at = b->at;
+	nc->to = name;
+	return true;
+}
+
+/*
+ * Whether f is the C++ runtime's operator new (or new[]), which takes its
+ * block from one call of malloc, or of another operator new that does,
+ * and on failure calls the new-handler and tries again: its code makes
+ * that one call to an allocator function recorded as the same call, calls
+ * std::get_new_handler and the handler, and nothing else.  Only a shared
+ * C++ runtime is looked at, whose calls go through its PLT and are named;
+ * an operator new of a program's own keeps its probe.  *call is the
+ * call's offset in f, to the function it calls.
+ */
+static bool
+new_over_malloc(const struct elf_scan *scan, const struct found_function *f,
+		uint32_t *call, char *to, size_t len)
+{
+	struct new_calls nc = { .scan = scan, .f = f };
+	size_t rank;
+
+	if (!scan->cxx_runtime || strncmp(f->name, "_Zn", 3) || !scan->image ||
+	    !f->size || f->size > f->room ||
+	    !same_record(f->shape, allocator_function("malloc", &rank)))
+		return false;
+	if (probe_site_branches(scan->image + f->offset, f->size, f->vaddr, new_branch,
+				&nc) != 1 || nc.allocator_calls != 1)
+		return false;
+	*call = nc.at;
+	snprintf(to, len, "%s", nc.to);
+	return true;
+}
+
 static void
 add_forwarder(struct probe_target *t, const struct found_function *f, uint32_t jump,
-	      const char *to)
+	      bool calls, const char *to)
 {
 	struct probe_forwarder *w = &t->forwarders[t->nforwarders++];
 
 	w->entry = f->offset;
 	w->vaddr = f->vaddr;
 	w->jump = jump;
+	w->calls = calls;
 	w->name = xstrdup(f->name);
 	w->to = xstrdup(to);
 }
@@ -378,7 +468,9 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 		if (!f->located)
 			continue;
 		if (!plan->forwarders && forwards(scan, f, &jump, to, sizeof(to)))
-			add_forwarder(t, f, jump, to);
+			add_forwarder(t, f, jump, false, to);
+		else if (plan->new_over_malloc && new_over_malloc(scan, f, &jump, to, sizeof(to)))
+			add_forwarder(t, f, jump, true, to);
 		else
 			add_call(t, scan, f, plan->sites);
 	}

@@ -28,12 +28,15 @@ struct probe_call {
 
 /*
  * An allocator function left unprobed: its code only jumps to another one
- * that is probed, and recorded as the same call, which then records it.
+ * that is probed, and recorded as the same call, which then records it;
+ * or, when no stack is taken, it is the C++ runtime's operator new, which
+ * calls malloc (or another operator new) for its block.
  */
 struct probe_forwarder {
 	uint64_t entry;		/* its first byte: file offset */
 	uint64_t vaddr;		/* and address */
-	uint32_t jump;		/* the jmp's offset in the function */
+	uint32_t jump;		/* the jmp's offset in the function, or the call's */
+	bool calls;		/* an operator new that calls to, not a jump */
 	char *name;
 	char *to;		/* the functions it reaches: "_ZdlPv -> free" */
 };
@@ -60,6 +63,7 @@ struct probe_target {
 struct probe_plan {
 	enum probe_sites sites;	/* --probe-sites */
 	bool forwarders;	/* --probe-forwarders: probe those too */
+	bool new_over_malloc;	/* operator new unprobed: --stack=none */
 };
 
 /* What to probe in the image a process runs now. */
