@@ -7,8 +7,10 @@
  * saves the arguments and the return probe sends the record.  Allocators
  * call each other (operator new calls malloc, realloc(NULL, n) calls
  * malloc, operator delete calls free, mimalloc's aligned_alloc calls
- * mi_malloc_aligned), and every level traps; only the outermost call of a
- * thread is recorded.  A call is nested when the thread already has a
+ * mi_malloc_aligned), and every probed level traps; only the outermost
+ * call of a thread is recorded.  (The C++ runtime's operator new has no
+ * probe: its malloc records the call, and the stack starts from its
+ * caller, see stack_start().)  A call is nested when the thread already has a
  * pending call whose stack pointer is at or above this one's (stacks grow
  * down; a tail call reuses its caller's frame).  Frees are sent from the
  * entry, but pend like the others until they return, so that the free
@@ -179,6 +181,19 @@ struct {
 	__type(value, struct ms_unwind_space);
 } unwind_spaces SEC(".maps");
 
+/*
+ * The calls of malloc by operator new that has no probe, by process and
+ * return address (struct ms_new_site).  Set by the supervisor before
+ * load: whether it fills the map.
+ */
+const volatile bool new_sites_used = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct ms_new_site);
+	__type(value, __u32);
+} new_sites SEC(".maps");
+
 /* Stacks sent as the tables gave them. */
 __u64 stacks_from_tables;
 
@@ -299,16 +314,16 @@ send_event(__u64 pid_tgid, __u32 call, __u64 ptr, __u64 size, __u64 old_ptr,
  * frames taken.
  */
 static __always_inline __u32
-walk_frame_pointers(struct pt_regs *ctx, __u64 *frames, bool *complete)
+walk_frame_pointers(const struct ms_user_regs *r, __u64 *frames, bool *complete)
 {
 	struct {
 		__u64 next;
 		__u64 ret;
 	} frame;
-	__u64 fp = ctx->bp, floor = ctx->sp;
+	__u64 fp = r->bp, floor = r->sp;
 	__u32 i;
 
-	frames[0] = ctx->ip;
+	frames[0] = r->ip;
 	*complete = false;
 	for (i = 1; i < MS_STACK_MAX; i++) {
 		if (i >= stack_depth) {
@@ -349,18 +364,18 @@ mapping_end(struct task_struct *task, struct vm_area_struct *vma, void *end)
  * above the stack pointer.  Returns false when the ring has no room.
  */
 static __always_inline bool
-send_stack_copy(struct pt_regs *ctx, struct ms_event *e)
+send_stack_copy(const struct ms_user_regs *r, struct ms_event *e)
 {
-	__u64 base = ctx->sp & ~(__u64)(MS_STACK_CHUNK - 1);
-	__u64 end = base + stack_copy_bytes + (ctx->sp > base ? MS_STACK_CHUNK : 0);
+	__u64 base = r->sp & ~(__u64)(MS_STACK_CHUNK - 1);
+	__u64 end = base + stack_copy_bytes + (r->sp > base ? MS_STACK_CHUNK : 0);
 	__u64 top = 0, page, probe;
 	struct ms_stack_copy *rec;
 	struct bpf_dynptr dp;
 	__u32 size, i;
 	void *chunk;
 
-	if (!bpf_find_vma(bpf_get_current_task_btf(), ctx->sp, mapping_end, &top, 0) &&
-	    top > ctx->sp && top < end)
+	if (!bpf_find_vma(bpf_get_current_task_btf(), r->sp, mapping_end, &top, 0) &&
+	    top > r->sp && top < end)
 		end = top;
 	for (i = 1; i <= MS_STACK_RECORD_MAX / 4096; i++) {
 		page = (base & ~4095ULL) + i * 4096ULL;
@@ -383,14 +398,7 @@ send_stack_copy(struct pt_regs *ctx, struct ms_event *e)
 	}
 	e->flags = MS_EVENT_STACK_COPY;
 	ms_event_encode_wide(&rec->event, e);
-	rec->regs.ip = ctx->ip;
-	rec->regs.sp = ctx->sp;
-	rec->regs.bp = ctx->bp;
-	rec->regs.bx = ctx->bx;
-	rec->regs.r12 = ctx->r12;
-	rec->regs.r13 = ctx->r13;
-	rec->regs.r14 = ctx->r14;
-	rec->regs.r15 = ctx->r15;
+	rec->regs = *r;
 	rec->base = base;
 	for (i = 0; i < MS_STACK_RECORD_MAX / MS_STACK_CHUNK; i++) {
 		if (i * MS_STACK_CHUNK >= size)
@@ -407,6 +415,42 @@ send_stack_copy(struct pt_regs *ctx, struct ms_event *e)
 }
 
 /*
+ * The registers the stack is walked from: the caller's, at the return of
+ * the call; for a malloc that an operator new without a probe called,
+ * that operator new's caller's, one frame up for each (new_sites gives
+ * its size), as operator new's own probe would have seen them.  Its rbp
+ * is its caller's (the supervisor chose an operator new that leaves it
+ * alone); the other callee-saved registers of a copy are its own.
+ */
+static __always_inline void
+stack_start(struct pt_regs *ctx, __u32 tgid, struct ms_user_regs *r)
+{
+	__u32 i;
+
+	r->ip = ctx->ip;
+	r->sp = ctx->sp;
+	r->bp = ctx->bp;
+	r->bx = ctx->bx;
+	r->r12 = ctx->r12;
+	r->r13 = ctx->r13;
+	r->r14 = ctx->r14;
+	r->r15 = ctx->r15;
+	if (!new_sites_used)
+		return;
+	for (i = 0; i < MS_NEW_SITES_NESTED; i++) {
+		struct ms_new_site site = { .tgid = tgid, .unused = 0, .ret = r->ip };
+		__u32 *frame = bpf_map_lookup_elem(&new_sites, &site);
+		__u64 ret;
+
+		if (!frame || *frame > MS_NEW_SITE_FRAME_MAX ||
+		    bpf_probe_read_user(&ret, sizeof(ret), (void *)(r->sp + *frame - 8)))
+			return;
+		r->sp += *frame;
+		r->ip = ret;
+	}
+}
+
+/*
  * An allocation's record with its stack: frame pointers walked into the
  * thread's pending entry (a per-CPU buffer could be overwritten by a
  * preempting program), or a copy of the stack when frame pointers are
@@ -419,12 +463,14 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 		 __u64 ptr, __u64 size, __u64 old_ptr)
 {
 	void *compact = (void *)pc->out.event + MS_WIDE_BYTES - MS_COMPACT_BYTES;
+	struct ms_user_regs regs;
 	struct ms_event e;
 	bool complete = false, by_tables = false;
 	long err;
 	__u32 n = 0;
 
 	fill_event(&e, pid_tgid, pc->call, ptr, size, old_ptr);
+	stack_start(ctx, pid_tgid >> 32, &regs);
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= stack_room_bytes) {
 		e.flags = MS_EVENT_STACK_DROPPED;
 		__sync_fetch_and_add(&dropped_stacks, 1);
@@ -441,16 +487,16 @@ send_stack_event(struct pt_regs *ctx, struct pending_call *pc, __u64 pid_tgid,
 			maps.pages = &unwind_pages;
 			maps.rows = &unwind_rows;
 			maps.rules = &unwind_rules;
-			n = walk_unwind_tables(&maps, ctx, pid_tgid >> 32, stack_depth,
+			n = walk_unwind_tables(&maps, &regs, pid_tgid >> 32, stack_depth,
 					       pc->out.frames, &complete);
 			/* With no copy to fall back on, a walk the tables began is kept. */
 			by_tables = complete || (!stack_copy_bytes && n > 1);
 		}
 		if (stack_mode != MS_STACK_DWARF && !by_tables)
-			n = walk_frame_pointers(ctx, pc->out.frames, &complete);
+			n = walk_frame_pointers(&regs, pc->out.frames, &complete);
 		if (stack_mode == MS_STACK_DWARF ||
 		    (stack_mode == MS_STACK_AUTO && stack_copy_bytes && !complete)) {
-			if (send_stack_copy(ctx, &e)) {
+			if (send_stack_copy(&regs, &e)) {
 				check_pressure(pid_tgid >> 32);
 				return;
 			}

@@ -312,6 +312,24 @@ struct ms_user_regs {
 };
 
 /*
+ * A call of malloc by the C++ runtime's operator new, which has no probe
+ * (src/record/probe-targets.h): malloc's return address ret in process
+ * tgid.  Its value in the map is operator new's frame size there, for the
+ * stack to be walked from operator new's caller, as its probe would have.
+ */
+struct ms_new_site {
+	__u32 tgid;
+	__u32 unused;
+	__u64 ret;
+};
+
+#define MS_NEW_SITE_FRAME_MAX	4096
+/* The frames stepped over at most: nothrow new[] over new[] over new. */
+#define MS_NEW_SITES_NESTED	3
+/* The sites a process may have; libstdc++ has 3. */
+#define MS_NEW_SITES_PER_PROCESS 16
+
+/*
  * An allocation's record with a copy of its thread's stack: the event
  * (flags MS_EVENT_STACK_COPY), the registers, and the stack's bytes from
  * address base to the end of the record.

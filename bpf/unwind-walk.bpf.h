@@ -201,11 +201,11 @@ unwind_step(__u32 i, void *ctx)
  * frame or the depth.
  */
 static __always_inline __u32
-walk_unwind_tables(const struct unwind_maps *maps, struct pt_regs *ctx, __u32 tgid,
-		   __u32 depth, __u64 *frames, bool *complete)
+walk_unwind_tables(const struct unwind_maps *maps, const struct ms_user_regs *r,
+		   __u32 tgid, __u32 depth, __u64 *frames, bool *complete)
 {
 	struct unwind_walk w = {
-		.maps = *maps, .pc = ctx->ip, .sp = ctx->sp, .bp = ctx->bp,
+		.maps = *maps, .pc = r->ip, .sp = r->sp, .bp = r->bp,
 		.frames = frames, .depth = depth,
 	};
 

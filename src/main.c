@@ -42,8 +42,7 @@ usage(void)
 	      "       memsup check [--max-peak=SIZE] [--max-leaked=SIZE]\n"
 	      "                    [--max-allocations=N] [--region=NAME | --command=NAME]\n"
 	      "                    [--format=text|json] FILE\n"
-	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders]\n"
-	      "                     [--stack=auto|fp|dwarf|none] FILE...\n"
+	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -121,10 +120,10 @@ usage(void)
 	      "      --probe-forwarders\n"
 	      "                     probe every allocator function, also one\n"
 	      "                     whose code only jumps to another that records\n"
-	      "                     the same call (operator delete to free), and,\n"
-	      "                     with --stack=none, the C++ runtime's operator\n"
-	      "                     new, which calls malloc; by default only that\n"
-	      "                     other one is probed\n"
+	      "                     the same call (operator delete to free), and\n"
+	      "                     the C++ runtime's operator new, which calls\n"
+	      "                     malloc; by default only that other one is\n"
+	      "                     probed\n"
 	      "      --symbolize=capture|report|none\n"
 	      "                     name every frame of the capture when the run\n"
 	      "                     ends, from the files then, into the capture\n"
@@ -598,9 +597,8 @@ apply_policy(struct run_options *o, const struct capture_choices *given)
 			  "unwinder (configure found no libunwind)");
 		return false;
 	}
-	/* With no stack to walk from the caller's frame, operator new is malloc's call. */
-	o->probe_plan.new_over_malloc = o->bpf.stack_mode == MS_STACK_NONE &&
-					!o->probe_plan.forwarders;
+	/* A stack from a malloc inside operator new starts at operator new's caller. */
+	o->bpf.new_sites = o->bpf.stack_mode != MS_STACK_NONE && !o->probe_plan.forwarders;
 	if (!can.dwarf_unwinder && auto_stacks && !o->quiet)
 		error_msg("note: this memsup has no DWARF unwinder: stacks are %s",
 			  o->bpf.stack_mode == MS_STACK_FP ?

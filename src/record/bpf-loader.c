@@ -67,6 +67,7 @@ load_once(struct bpf_loader *l, bool session_links, bool sleepable_regions,
 	skel->rodata->pidns_inum = cfg->pidns_inum;
 	skel->rodata->supervisor_tgid = (__u32)getpid();
 	skel->rodata->unwind_tables = l->unwind_tables;
+	skel->rodata->new_sites_used = cfg->new_sites;
 	err = bpf_map__set_max_entries(skel->maps.events, cfg->ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.pending, cfg->max_threads);
@@ -80,6 +81,9 @@ load_once(struct bpf_loader *l, bool session_links, bool sleepable_regions,
 			cfg->unwind_bytes / sizeof(struct ms_unwind_row_pair) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.unwind_spaces, cfg->max_processes);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.new_sites, cfg->new_sites ?
+			cfg->max_processes * MS_NEW_SITES_PER_PROCESS : 1);
 	if (!err && session_links)
 		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
 				probes_session_attach_type());
@@ -236,6 +240,23 @@ void
 bpf_loader_untrack(struct bpf_loader *l, pid_t pid)
 {
 	delete_pid(l->skel->maps.tracked, pid);
+}
+
+int
+bpf_loader_add_new_site(struct bpf_loader *l, pid_t pid, uint64_t ret, uint32_t frame)
+{
+	struct ms_new_site key = { .tgid = (__u32)pid, .ret = ret };
+
+	return bpf_map__update_elem(l->skel->maps.new_sites, &key, sizeof(key),
+				    &frame, sizeof(frame), BPF_ANY) ? -errno : 0;
+}
+
+void
+bpf_loader_remove_new_site(struct bpf_loader *l, pid_t pid, uint64_t ret)
+{
+	struct ms_new_site key = { .tgid = (__u32)pid, .ret = ret };
+
+	bpf_map__delete_elem(l->skel->maps.new_sites, &key, sizeof(key), 0);
 }
 
 uint64_t

@@ -38,6 +38,14 @@ void bpf_loader_forget_thread(struct bpf_loader *l, pid_t tid);
 int bpf_loader_track(struct bpf_loader *l, pid_t pid);
 void bpf_loader_untrack(struct bpf_loader *l, pid_t pid);
 
+/*
+ * A call of malloc by an operator new without a probe (struct
+ * ms_new_site): its return address in pid, and operator new's frame
+ * size there.  Returns 0 or a negative errno (-E2BIG: the map is full).
+ */
+int bpf_loader_add_new_site(struct bpf_loader *l, pid_t pid, uint64_t ret, uint32_t frame);
+void bpf_loader_remove_new_site(struct bpf_loader *l, pid_t pid, uint64_t ret);
+
 /* A producer raised the pressure latch: the tree must stop and drain. */
 bool bpf_loader_latched(const struct bpf_loader *l);
 /* Starts a new epoch with the latch down, once the ring is drained. */

@@ -69,6 +69,8 @@ struct consumer_config {
 	size_t stack_room_bytes;	/* ring fill past which stacks are left out */
 	size_t unwind_bytes;		/* for the rows of auto's unwind tables */
 	bool probes_only;		/* record nothing: the probes' own cost */
+	/* operator new unprobed with stacks: its calls of malloc are told (new_sites). */
+	bool new_sites;
 	/* memsup's PID namespace (proc_own_pid_namespace): the ids BPF gives. */
 	unsigned int pidns_inum;
 	/*

@@ -143,34 +143,16 @@ list_file(const char *path, const struct probe_plan *plan)
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders]\n"
-	      "                     [--stack=auto|fp|dwarf|none] FILE...\n"
+	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
 	      "\n"
 	      "For each allocator function of each ELF FILE: the file, the symbol,\n"
 	      "the probe's offset in the function, the instruction there, and\n"
 	      "whether the kernel emulates it or single-steps it, with why the\n"
 	      "probe stays at +0; or, for a function that only jumps to another\n"
 	      "that records the same call, '-', its jmp, and the functions it\n"
-	      "reaches, which record its calls; with --stack=none, for the C++\n"
-	      "runtime's operator new, '-', its call of malloc (or of another\n"
-	      "operator new), and the function it calls.\n", out);
-}
-
-/* --stack: whether it is none, the one mode that changes the plan. */
-static bool
-stack_mode_parse(const char *arg, bool *none)
-{
-	static const char *const modes[] = { "auto", "fp", "dwarf", "none" };
-	size_t i;
-
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		if (!strcmp(arg, modes[i])) {
-			*none = !strcmp(arg, "none");
-			return true;
-		}
-	}
-	error_msg("--stack takes auto, fp, dwarf or none, not '%s'", arg);
-	return false;
+	      "reaches, which record its calls; for the C++ runtime's operator\n"
+	      "new, '-', its call of malloc (or of another operator new), and the\n"
+	      "function it calls.\n", out);
 }
 
 int
@@ -179,12 +161,10 @@ probe_list_main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "probe-sites", required_argument, NULL, 's' },
 		{ "probe-forwarders", no_argument, NULL, 'w' },
-		{ "stack", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe_plan plan = { .sites = PROBE_SITES_AUTO };
-	bool no_stacks = false;
 	int c, status = 0;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -195,10 +175,6 @@ probe_list_main(int argc, char **argv)
 			break;
 		case 'w':
 			plan.forwarders = true;
-			break;
-		case 'k':
-			if (!stack_mode_parse(optarg, &no_stacks))
-				return MS_EXIT_FAILURE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -213,8 +189,6 @@ probe_list_main(int argc, char **argv)
 		usage(stderr);
 		return MS_EXIT_FAILURE;
 	}
-	/* As a capture plans them (main.c's apply_policy). */
-	plan.new_over_malloc = no_stacks && !plan.forwarders;
 	if (!probe_sites_decoder && plan.sites == PROBE_SITES_AUTO)
 		fputs("memsup: note: built without an x86 decoder (Zydis): every probe "
 		      "stays at its function's entry\n", stderr);

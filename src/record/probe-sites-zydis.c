@@ -320,6 +320,7 @@ probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 
 		if (!decode(code + at, size - at, &in))
 			return 0;
+		b.next = (uint32_t)(at + in.i.length);
 		b.call = in.i.meta.category == ZYDIS_CATEGORY_CALL;
 		if (!b.call && in.i.meta.category != ZYDIS_CATEGORY_UNCOND_BR &&
 		    in.i.meta.category != ZYDIS_CATEGORY_COND_BR)

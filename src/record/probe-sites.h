@@ -86,6 +86,7 @@ int probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr,
 /* A call, or a jump that leaves the function, as probe_site_branches finds it. */
 struct probe_branch {
 	uint32_t at;		/* its offset in the function */
+	uint32_t next;		/* the next instruction's: a call's return address */
 	bool call;		/* a call; else a jmp or Jcc */
 	bool known;		/* to is known: a relative target or a GOT slot */
 	bool through_slot;	/* through a pointer at a RIP-relative address: to is its address */

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "file-cache.h"
 #include "procfs.h"
+#include "unwind-table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -361,7 +362,7 @@ struct new_calls {
 	const struct elf_scan *scan;
 	const struct found_function *f;
 	size_t allocator_calls;
-	uint32_t at;		/* the last one's offset */
+	uint32_t at, next;	/* the last one's offset, and its return address's */
 	const char *to;		/* and the function it calls */
 };
 
@@ -388,8 +389,28 @@ new_branch(void *ctx, const struct probe_branch *b)
 		return false;
 	nc->allocator_calls++;
 	nc->at = b->at;
+	nc->next = b->next;
 	nc->to = name;
 	return true;
+}
+
+/*
+ * The size of the frame of the function at a call whose return address
+ * is vaddr, as its CFI gives it: the stack pointer there plus this is
+ * where the function's own return address lies, 8 below.  0 unless the
+ * rule is that simple and leaves rbp alone, as a frame pointer walk needs.
+ */
+static int32_t
+frame_size_at(Elf *elf, uint64_t vaddr)
+{
+#ifdef HAVE_LIBDW
+	struct ms_unwind_rule r = unwind_rule_at(elf, vaddr - 1);
+
+	if (r.cfa == MS_CFA_RSP && r.rbp == MS_RBP_SAME && r.cfa_offset >= 8 &&
+	    r.cfa_offset <= MS_NEW_SITE_FRAME_MAX && !(r.cfa_offset & 7))
+		return r.cfa_offset;
+#endif
+	return 0;
 }
 
 /*
@@ -399,12 +420,13 @@ new_branch(void *ctx, const struct probe_branch *b)
  * that one call to an allocator function recorded as the same call, calls
  * std::get_new_handler and the handler, and nothing else.  Only a shared
  * C++ runtime is looked at, whose calls go through its PLT and are named;
- * an operator new of a program's own keeps its probe.  *call is the
- * call's offset in f, to the function it calls.
+ * an operator new of a program's own keeps its probe.  Its frame at the
+ * call must be one the BPF program can step over, to take the stack from
+ * its caller.  w gets the call and the frame.
  */
 static bool
 new_over_malloc(const struct elf_scan *scan, const struct found_function *f,
-		uint32_t *call, char *to, size_t len)
+		struct probe_forwarder *w, char *to, size_t len)
 {
 	struct new_calls nc = { .scan = scan, .f = f };
 	size_t rank;
@@ -416,21 +438,25 @@ new_over_malloc(const struct elf_scan *scan, const struct found_function *f,
 	if (probe_site_branches(scan->image + f->offset, f->size, f->vaddr, new_branch,
 				&nc) != 1 || nc.allocator_calls != 1)
 		return false;
-	*call = nc.at;
+	w->cfa_offset = frame_size_at(scan->elf, f->vaddr + nc.next);
+	if (!w->cfa_offset)
+		return false;
+	w->jump = nc.at;
+	w->call_return = nc.next;
+	w->calls = true;
 	snprintf(to, len, "%s", nc.to);
 	return true;
 }
 
 static void
-add_forwarder(struct probe_target *t, const struct found_function *f, uint32_t jump,
-	      bool calls, const char *to)
+add_forwarder(struct probe_target *t, const struct found_function *f,
+	      const struct probe_forwarder *how, const char *to)
 {
 	struct probe_forwarder *w = &t->forwarders[t->nforwarders++];
 
+	*w = *how;
 	w->entry = f->offset;
 	w->vaddr = f->vaddr;
-	w->jump = jump;
-	w->calls = calls;
 	w->name = xstrdup(f->name);
 	w->to = xstrdup(to);
 }
@@ -462,15 +488,14 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 	t->forwarders = xcalloc(scan->nfound, sizeof(*t->forwarders));
 	for (i = 0; i < scan->nfound; i++) {
 		const struct found_function *f = &scan->found[i];
-		uint32_t jump;
+		struct probe_forwarder w = { 0 };
 		char to[256];
 
 		if (!f->located)
 			continue;
-		if (!plan->forwarders && forwards(scan, f, &jump, to, sizeof(to)))
-			add_forwarder(t, f, jump, false, to);
-		else if (plan->new_over_malloc && new_over_malloc(scan, f, &jump, to, sizeof(to)))
-			add_forwarder(t, f, jump, true, to);
+		if (!plan->forwarders && (forwards(scan, f, &w.jump, to, sizeof(to)) ||
+					  new_over_malloc(scan, f, &w, to, sizeof(to))))
+			add_forwarder(t, f, &w, to);
 		else
 			add_call(t, scan, f, plan->sites);
 	}
@@ -593,6 +618,27 @@ listed(const struct image_targets *it, const struct probe_target *t)
 	return false;
 }
 
+/* The calls of malloc by t's operator new without a probe that mapping m holds. */
+static void
+add_new_sites(struct image_targets *it, const struct probe_target *t,
+	      const struct proc_mapping *m)
+{
+	size_t i;
+
+	for (i = 0; i < t->nforwarders; i++) {
+		const struct probe_forwarder *w = &t->forwarders[i];
+		uint64_t at = w->entry + w->call_return;
+
+		if (!w->calls || at < m->offset || at - m->offset >= m->end - m->start)
+			continue;
+		it->new_sites = xgrow(it->new_sites, &it->new_sites_cap, it->nnew_sites + 1,
+				      sizeof(*it->new_sites));
+		it->new_sites[it->nnew_sites++] = (struct new_site){
+			.ret = m->start + (at - m->offset), .frame = (uint32_t)w->cfa_offset,
+		};
+	}
+}
+
 /* One mapping of the process: a file to probe if it has allocators. */
 static int
 scan_mapping(void *ctx, const struct proc_mapping *m)
@@ -628,6 +674,7 @@ scan_mapping(void *ctx, const struct proc_mapping *m)
 		return 1;
 	}
 	out->python |= t->python;
+	add_new_sites(out, t, m);
 	if ((t->ncalls || t->regions) && !listed(out, t)) {
 		out->targets = xgrow(out->targets, &out->targets_cap, out->ntargets + 1,
 				     sizeof(*out->targets));
@@ -648,6 +695,7 @@ image_targets_find(struct file_cache *files, const struct proc_maps *maps, pid_t
 	int err;
 
 	out->ntargets = 0;
+	out->nnew_sites = 0;
 	out->exe = NULL;
 	out->python = false;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
@@ -673,6 +721,12 @@ image_targets_copy(struct image_targets *to, const struct image_targets *from)
 		memcpy(to->targets, from->targets, from->ntargets * sizeof(*to->targets));
 	to->ntargets = from->ntargets;
 	to->targets_cap = from->ntargets;
+	to->new_sites = xcalloc(from->nnew_sites, sizeof(*to->new_sites));
+	if (from->nnew_sites)
+		memcpy(to->new_sites, from->new_sites,
+		       from->nnew_sites * sizeof(*to->new_sites));
+	to->nnew_sites = from->nnew_sites;
+	to->new_sites_cap = from->nnew_sites;
 	to->exe = from->exe;
 	to->python = from->python;
 }
@@ -684,6 +738,10 @@ image_targets_free(struct image_targets *it)
 	it->targets = NULL;
 	it->ntargets = 0;
 	it->targets_cap = 0;
+	free(it->new_sites);
+	it->new_sites = NULL;
+	it->nnew_sites = 0;
+	it->new_sites_cap = 0;
 	it->exe = NULL;
 	it->python = false;
 }

@@ -29,14 +29,17 @@ struct probe_call {
 /*
  * An allocator function left unprobed: its code only jumps to another one
  * that is probed, and recorded as the same call, which then records it;
- * or, when no stack is taken, it is the C++ runtime's operator new, which
- * calls malloc (or another operator new) for its block.
+ * or it is the C++ runtime's operator new, which calls malloc (or another
+ * operator new) for its block, and the stack is taken from its caller,
+ * one frame up (struct ms_new_site).
  */
 struct probe_forwarder {
 	uint64_t entry;		/* its first byte: file offset */
 	uint64_t vaddr;		/* and address */
 	uint32_t jump;		/* the jmp's offset in the function, or the call's */
 	bool calls;		/* an operator new that calls to, not a jump */
+	uint32_t call_return;	/* then: the call's return address, as an offset */
+	int32_t cfa_offset;	/* and its frame's size there, from its CFI */
 	char *name;
 	char *to;		/* the functions it reaches: "_ZdlPv -> free" */
 };
@@ -63,13 +66,20 @@ struct probe_target {
 struct probe_plan {
 	enum probe_sites sites;	/* --probe-sites */
 	bool forwarders;	/* --probe-forwarders: probe those too */
-	bool new_over_malloc;	/* operator new unprobed: --stack=none */
+};
+
+/* A call of malloc by an operator new without a probe, where a process maps it. */
+struct new_site {
+	uint64_t ret;		/* the call's return address in the process */
+	uint32_t frame;		/* operator new's frame size there */
 };
 
 /* What to probe in the image a process runs now. */
 struct image_targets {
 	const struct probe_target **targets;	/* those with allocators or regions */
 	size_t ntargets, targets_cap;
+	struct new_site *new_sites;		/* of every mapping of the targets */
+	size_t nnew_sites, new_sites_cap;
 	const struct probe_target *exe;	/* attached through /proc/PID/exe */
 	bool python;			/* a file of it is a Python interpreter */
 };

@@ -71,6 +71,7 @@ session_init(struct session *s, const struct run_options *o)
 	s->max_processes = o->bpf.max_processes;
 	s->max_threads = o->bpf.max_threads;
 	s->stacks = o->bpf.stack_mode != MS_STACK_NONE;
+	s->new_sites = o->bpf.new_sites;
 	s->symbolize = o->symbolize;
 	s->probe_plan = o->probe_plan;
 	s->allow_partial = o->allow_partial;

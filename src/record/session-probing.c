@@ -86,12 +86,48 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	count_untraced(s, tp);
 }
 
-static void
-attach_targets(struct session *s, pid_t pid, struct traced_process *tp)
+/*
+ * Where pid's operator new without a probe calls malloc, told to BPF
+ * before the process runs on: the stack of that malloc is operator new's
+ * caller's.
+ */
+static int
+tell_new_sites(struct session *s, pid_t pid, const struct traced_process *tp)
 {
-	int err = process_probes_attach(&tp->probes, &s->consumer.bpf, &s->traps,
-					pid, &tp->targets);
+	size_t i;
+	int err = 0;
 
+	for (i = 0; s->new_sites && i < tp->targets.nnew_sites && !err; i++)
+		err = bpf_loader_add_new_site(&s->consumer.bpf, pid,
+					      tp->targets.new_sites[i].ret,
+					      tp->targets.new_sites[i].frame);
+	return err;
+}
+
+/* Before pid execs or is gone: its sites would mislead a reused address or pid. */
+static void
+forget_new_sites(struct session *s, pid_t pid, const struct traced_process *tp)
+{
+	size_t i;
+
+	for (i = 0; s->new_sites && i < tp->targets.nnew_sites; i++)
+		bpf_loader_remove_new_site(&s->consumer.bpf, pid, tp->targets.new_sites[i].ret);
+}
+
+/* links: pid needs links of its own (see on_process_forked). */
+static void
+attach_targets(struct session *s, pid_t pid, struct traced_process *tp, bool links)
+{
+	int err = tell_new_sites(s, pid, tp);
+
+	if (err) {
+		mark_untraced(s, tp, pid, "the calls of malloc in its operator new", err);
+		return;
+	}
+	if (!links)
+		return;
+	err = process_probes_attach(&tp->probes, &s->consumer.bpf, &s->traps, pid,
+				    &tp->targets);
 	if (err)
 		mark_untraced(s, tp, pid, "its allocator functions", err);
 }
@@ -143,7 +179,7 @@ probe_mapped_files(struct session *s, pid_t pid, struct traced_process *tp,
 	if (err)
 		mark_untraced(s, tp, pid, why, err);
 	else
-		attach_targets(s, pid, tp);
+		attach_targets(s, pid, tp, true);
 	/* Its environment is its exec's: read once an image. */
 	if (!err && tp->targets.python && !tp->python_seen) {
 		tp->python_seen = true;
@@ -296,8 +332,7 @@ on_process_forked(void *ctx, pid_t parent, pid_t child, bool shares_vm)
 	 * reach its parent's, and links of its own would count them twice.
 	 * Session links filter by thread group: it needs its own.
 	 */
-	if (!shares_vm || s->consumer.bpf.session_links)
-		attach_targets(s, child, tp);
+	attach_targets(s, child, tp, !shares_vm || s->consumer.bpf.session_links);
 }
 
 static void
@@ -358,6 +393,7 @@ on_process_exec(void *ctx, pid_t pid, pid_t former_tid)
 	bpf_loader_forget_thread(&s->consumer.bpf, former_tid);
 	session_emit_process_record(s, &r);
 	u64map_clear(&tp->mapped);
+	forget_new_sites(s, pid, tp);
 	session_probe_new_image(s, pid, tp);
 	warn_if_setid(pid, path);
 }
@@ -372,8 +408,10 @@ on_process_exited(void *ctx, pid_t pid, int wait_status)
 
 	session_emit_process_record(s, &r);
 	bpf_loader_untrack(&s->consumer.bpf, pid);
-	if (u64map_remove(&s->processes, (uint64_t)pid, &value))
+	if (u64map_remove(&s->processes, (uint64_t)pid, &value)) {
+		forget_new_sites(s, pid, (struct traced_process *)(uintptr_t)value);
 		untrace((struct traced_process *)(uintptr_t)value, &s->reaper);
+	}
 }
 
 /* The dynamic linker has mapped or unmapped libraries, or is about to. */

@@ -66,6 +66,7 @@ struct session {
 	size_t max_processes;		/* the tracked set's size */
 	size_t max_threads;		/* the per-thread map's size */
 	bool stacks;			/* record stacks, and mappings for them */
+	bool new_sites;			/* tell BPF where operator new calls malloc */
 	enum symbolize_mode symbolize;
 	struct probe_plan probe_plan;
 	bool allow_partial;		/* --allow-partial */

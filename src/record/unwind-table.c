@@ -428,6 +428,26 @@ unwind_table_build(Elf *elf, Elf *debug, struct unwind_table *t)
 	return n_eh || n_dbg ? 0 : -ENOENT;
 }
 
+struct ms_unwind_rule
+unwind_rule_at(Elf *elf, uint64_t pc)
+{
+	struct ms_unwind_rule r = { .cfa = MS_CFA_NONE };
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	Dwarf_Frame *frame;
+	bool signal;
+	int ra_column;
+
+	if (!cfi)
+		return r;
+	if (!dwarf_cfi_addrframe(cfi, pc, &frame)) {
+		ra_column = dwarf_frame_info(frame, NULL, NULL, &signal);
+		r = rule_of(frame, ra_column, signal);
+		free(frame);
+	}
+	dwarf_cfi_end(cfi);
+	return r;
+}
+
 static uint64_t
 row_pc(const void *rows, size_t i)
 {

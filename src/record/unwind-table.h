@@ -49,5 +49,7 @@ uint64_t unwind_rule_key(const struct ms_unwind_rule *r);
 /* The rule for pc, or NULL before the first row. */
 const struct ms_unwind_rule *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 void unwind_table_free(struct unwind_table *t);
+/* The rule of elf's .eh_frame at pc, as a table would hold it; MS_CFA_NONE where none is. */
+struct ms_unwind_rule unwind_rule_at(Elf *elf, uint64_t pc);
 
 #endif
