@@ -190,6 +190,7 @@ const volatile bool new_sites_used = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct ms_new_site);
 	__type(value, __u32);
 } new_sites SEC(".maps");
@@ -439,13 +440,16 @@ stack_start(struct pt_regs *ctx, __u32 tgid, struct ms_user_regs *r)
 		return;
 	for (i = 0; i < MS_NEW_SITES_NESTED; i++) {
 		struct ms_new_site site = { .tgid = tgid, .unused = 0, .ret = r->ip };
-		__u32 *frame = bpf_map_lookup_elem(&new_sites, &site);
-		__u64 ret;
+		__u32 *found = bpf_map_lookup_elem(&new_sites, &site);
+		__u64 frame, ret;
 
-		if (!frame || *frame > MS_NEW_SITE_FRAME_MAX ||
-		    bpf_probe_read_user(&ret, sizeof(ret), (void *)(r->sp + *frame - 8)))
+		if (!found)
 			return;
-		r->sp += *frame;
+		frame = *found;
+		if (frame > MS_NEW_SITE_FRAME_MAX ||
+		    bpf_probe_read_user(&ret, sizeof(ret), (void *)(r->sp + frame - 8)))
+			return;
+		r->sp += frame;
 		r->ip = ret;
 	}
 }

@@ -324,10 +324,10 @@ struct ms_new_site {
 };
 
 #define MS_NEW_SITE_FRAME_MAX	4096
-/* The frames stepped over at most: nothrow new[] over new[] over new. */
+/* The frames stepped over at most: libstdc++'s nothrow new[] over new is 2. */
 #define MS_NEW_SITES_NESTED	3
-/* The sites a process may have; libstdc++ has 3. */
-#define MS_NEW_SITES_PER_PROCESS 16
+/* The sites of all processes at once: libstdc++ has 3 a process. */
+#define MS_NEW_SITES_MAX	65536
 
 /*
  * An allocation's record with a copy of its thread's stack: the event

@@ -82,8 +82,8 @@ load_once(struct bpf_loader *l, bool session_links, bool sleepable_regions,
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.unwind_spaces, cfg->max_processes);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.new_sites, cfg->new_sites ?
-			cfg->max_processes * MS_NEW_SITES_PER_PROCESS : 1);
+		err = bpf_map__set_max_entries(skel->maps.new_sites,
+					       cfg->new_sites ? MS_NEW_SITES_MAX : 1);
 	if (!err && session_links)
 		err = bpf_program__set_expected_attach_type(skel->progs.alloc_session,
 				probes_session_attach_type());

@@ -418,11 +418,12 @@ frame_size_at(Elf *elf, uint64_t vaddr)
  * block from one call of malloc, or of another operator new that does,
  * and on failure calls the new-handler and tries again: its code makes
  * that one call to an allocator function recorded as the same call, calls
- * std::get_new_handler and the handler, and nothing else.  Only a shared
- * C++ runtime is looked at, whose calls go through its PLT and are named;
- * an operator new of a program's own keeps its probe.  Its frame at the
- * call must be one the BPF program can step over, to take the stack from
- * its caller.  w gets the call and the frame.
+ * std::get_new_handler and the handler, and nothing else.  Only a file
+ * that defines std::get_new_handler is looked at, and only its calls
+ * through the PLT are named: a program's own operator new keeps its probe,
+ * and so does a static binary's, whose call of get_new_handler is direct.
+ * Its frame at the call must be one the BPF program can step over, to
+ * take the stack from its caller.  w gets the call and the frame.
  */
 static bool
 new_over_malloc(const struct elf_scan *scan, const struct found_function *f,

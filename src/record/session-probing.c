@@ -79,6 +79,9 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	else if (err == -ENOSPC)
 		snprintf(why, sizeof(why), "the session has probed %d allocator "
 			 "functions, as many as memsup can count", MS_PROBES_MAX);
+	else if (err == -E2BIG)
+		snprintf(why, sizeof(why), "the session's processes hold %d, as many "
+			 "as memsup can", MS_NEW_SITES_MAX);
 	else
 		snprintf(why, sizeof(why), "%s", strerror(-err));
 	error_msg("process %d: cannot probe %s: %s; its allocations are not traced",
@@ -86,32 +89,62 @@ mark_untraced(struct session *s, struct traced_process *tp, pid_t pid,
 	count_untraced(s, tp);
 }
 
-/*
- * Where pid's operator new without a probe calls malloc, told to BPF
- * before the process runs on: the stack of that malloc is operator new's
- * caller's.
- */
-static int
-tell_new_sites(struct session *s, pid_t pid, const struct traced_process *tp)
+static bool
+holds_site(const struct new_site *sites, size_t n, const struct new_site *site)
 {
 	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (sites[i].ret == site->ret && sites[i].frame == site->frame)
+			return true;
+	return false;
+}
+
+/*
+ * Where pid's operator new without a probe calls malloc (the stack of
+ * that malloc is operator new's caller's), told to BPF before the process
+ * runs on: what BPF holds of it that its mappings no longer hold is
+ * dropped, what they hold now added.
+ */
+static int
+tell_new_sites(struct session *s, pid_t pid, struct traced_process *tp)
+{
+	const struct image_targets *it = &tp->targets;
+	size_t i, kept = 0;
 	int err = 0;
 
-	for (i = 0; s->new_sites && i < tp->targets.nnew_sites && !err; i++)
-		err = bpf_loader_add_new_site(&s->consumer.bpf, pid,
-					      tp->targets.new_sites[i].ret,
-					      tp->targets.new_sites[i].frame);
+	if (!s->new_sites)
+		return 0;
+	for (i = 0; i < tp->ntold; i++) {
+		if (holds_site(it->new_sites, it->nnew_sites, &tp->told[i]))
+			tp->told[kept++] = tp->told[i];
+		else
+			bpf_loader_remove_new_site(&s->consumer.bpf, pid, tp->told[i].ret);
+	}
+	tp->ntold = kept;
+	for (i = 0; i < it->nnew_sites; i++) {
+		const struct new_site *site = &it->new_sites[i];
+
+		if (holds_site(tp->told, tp->ntold, site))
+			continue;
+		err = bpf_loader_add_new_site(&s->consumer.bpf, pid, site->ret, site->frame);
+		if (err)
+			break;
+		tp->told = xgrow(tp->told, &tp->told_cap, tp->ntold + 1, sizeof(*tp->told));
+		tp->told[tp->ntold++] = *site;
+	}
 	return err;
 }
 
 /* Before pid execs or is gone: its sites would mislead a reused address or pid. */
 static void
-forget_new_sites(struct session *s, pid_t pid, const struct traced_process *tp)
+forget_new_sites(struct session *s, pid_t pid, struct traced_process *tp)
 {
 	size_t i;
 
-	for (i = 0; s->new_sites && i < tp->targets.nnew_sites; i++)
-		bpf_loader_remove_new_site(&s->consumer.bpf, pid, tp->targets.new_sites[i].ret);
+	for (i = 0; i < tp->ntold; i++)
+		bpf_loader_remove_new_site(&s->consumer.bpf, pid, tp->told[i].ret);
+	tp->ntold = 0;
 }
 
 /* links: pid needs links of its own (see on_process_forked). */
@@ -299,6 +332,7 @@ untrace(struct traced_process *tp, struct link_reaper *reaper)
 	process_probes_release(&tp->probes, reaper);
 	image_targets_free(&tp->targets);
 	u64map_free(&tp->mapped);
+	free(tp->told);
 	free(tp);
 }
 

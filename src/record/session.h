@@ -37,6 +37,8 @@ struct traced_process {
 	struct process_probes probes;
 	struct dl_hook hook;
 	struct u64map mapped;		/* recorded mappings: start -> inode */
+	struct new_site *told;		/* the new_sites BPF holds for it */
+	size_t ntold, told_cap;
 	bool rescan_due;		/* memsup -p: it mapped code, not looked at yet */
 	bool python_seen;		/* its image is a Python interpreter, looked at */
 	bool untraced;			/* counted in the session's untraced */
