@@ -257,6 +257,8 @@ normalize() {
 	}
 	{
 		pid = $2; what = $4
+		if (all)
+			inside[pid] = 1
 		if (what == "Fork") {
 			child = field("child")
 			inside[child] = inside[pid]
@@ -265,7 +267,7 @@ normalize() {
 				if (key[1] == pid)
 					live[child, key[2]] = live[k]
 			}
-			if (inside[pid] || all)
+			if (inside[pid])
 				print proc(pid), "Fork", proc(child)
 			next
 		}
@@ -276,14 +278,12 @@ normalize() {
 		if (what == "Stack" || what == "Mapping")
 			next
 		if (what == "Exit") {
-			if (inside[pid] || all)
+			if (inside[pid])
 				print proc(pid), "Exit", $5
 			next
 		}
 		size = field("size"); ptr = field("ptr")
-		if (all)
-			inside[pid] = 1
-		else if (what == "Malloc" && size == begin && !inside[pid]) {
+		if (what == "Malloc" && size == begin && !inside[pid]) {
 			marker[pid] = ptr
 			next
 		}
