@@ -14,7 +14,9 @@
  * pending call whose stack pointer is at or above this one's (stacks grow
  * down; a tail call reuses its caller's frame).  Frees are sent from the
  * entry, but pend like the others until they return, so that the free
- * inside an operator delete is known to be nested.
+ * inside an operator delete is known to be nested; a free whose code
+ * makes no allocator call (MS_SHAPE_ENTRY_ONLY) has nothing nested to
+ * know, and no return probe.
  */
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -571,6 +573,27 @@ called_from_own_file(struct pt_regs *ctx, __u64 shape)
 }
 
 /*
+ * Entry of a free that calls no allocator function: sent unless nested,
+ * and never pending.  An entry left by a call that never returned is
+ * dropped, as the free's return would have dropped the entry it reused.
+ */
+static __always_inline int
+free_entered(struct pt_regs *ctx, __u64 shape, __u64 pid_tgid, __u64 ptr)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct pending_call *pc = bpf_map_lookup_elem(&pending, &tid);
+
+	if (pc) {
+		if (PT_REGS_SP(ctx) <= pc->sp)
+			return 1;	/* nested */
+		bpf_map_delete_elem(&pending, &tid);
+	}
+	send_event(pid_tgid, MS_CALL_FREE, ptr, 0, 0,
+		   called_from_own_file(ctx, shape) ? MS_EVENT_INTERNAL : 0);
+	return 1;
+}
+
+/*
  * Entry of an allocator call, whose cookie is its MS_SHAPE.  Returns 0
  * when the return must be seen (an outermost call), 1 when it need not
  * (nested calls, free(NULL)): session programs skip the return probe on 1.
@@ -593,6 +616,8 @@ call_entered(struct pt_regs *ctx, __u64 shape)
 		size = mul_saturated(argument(&args, count_arg), size);
 	if (call == MS_CALL_FREE && !ptr)
 		return 1;
+	if (MS_SHAPE_FLAGS(shape) & MS_SHAPE_ENTRY_ONLY)
+		return free_entered(ctx, shape, pid_tgid, ptr);
 	pc = outermost_entry(tid, sp, &full);
 	if (!pc && !full)
 		return 1;	/* nested */
@@ -683,9 +708,9 @@ probe_entered(struct pt_regs *ctx, __u64 cookie)
 	__u64 shape;
 
 	count_trap(cookie, false);
-	if (probes_only)
-		return 0;
 	shape = probe_shape(cookie);
+	if (probes_only)
+		return MS_SHAPE_FLAGS(shape) & MS_SHAPE_ENTRY_ONLY ? 1 : 0;
 	return shape ? call_entered(ctx, shape) : 1;
 }
 

@@ -58,6 +58,8 @@ enum ms_call {
 #define MS_SHAPE_SIZE_RETURNED	0x2	/* resizes ptr in place, returns its size */
 /* Its calls from the code of its own file are told apart: the C library's free. */
 #define MS_SHAPE_OWN_CALLERS	0x4
+/* A free that makes no nested allocator call: recorded at its entry, no return probed. */
+#define MS_SHAPE_ENTRY_ONLY	0x8
 
 #define MS_SHAPE(call, size_arg, count_arg, ptr_arg, flags) \
 	((__u64)(call) | (__u64)(size_arg) << 8 | (__u64)(count_arg) << 12 | \

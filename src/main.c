@@ -42,7 +42,8 @@ usage(void)
 	      "       memsup check [--max-peak=SIZE] [--max-leaked=SIZE]\n"
 	      "                    [--max-allocations=N] [--region=NAME | --command=NAME]\n"
 	      "                    [--format=text|json] FILE\n"
-	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
+	      "       memsup probes [--probe-sites=auto|entry] [--probe-forwarders]\n"
+	      "                     [--free-returns] FILE...\n"
 	      "\n"
 	      "Run CMD under memsup, or attach to the running process PID, and\n"
 	      "record every heap allocation and free of its whole process tree;\n"
@@ -124,6 +125,11 @@ usage(void)
 	      "                     the C++ runtime's operator new, which calls\n"
 	      "                     malloc; by default only that other one is\n"
 	      "                     probed\n"
+	      "      --free-returns\n"
+	      "                     probe the return of every free; by default a\n"
+	      "                     free whose code provably makes no allocator\n"
+	      "                     call has only its entry probed (memsup probes\n"
+	      "                     FILE says which)\n"
 	      "      --symbolize=capture|report|none\n"
 	      "                     name every frame of the capture when the run\n"
 	      "                     ends, from the files then, into the capture\n"
@@ -225,8 +231,10 @@ version(void)
 #endif
 #ifdef HAVE_LIBDW
 	const char *source_lines = "libdw", *tables = "unwind tables, ";
+	bool cfi = true;
 #else
 	const char *source_lines = "none", *tables = "";
+	bool cfi = false;
 #endif
 #ifdef HAVE_LIBDEBUGINFOD
 	const char *debuginfod = "libdebuginfod";
@@ -237,13 +245,17 @@ version(void)
 	printf("memsup %s\n"
 	       "features: libbpf %s, per-process uprobes,\n"
 	       "  probe sites: %s%s,\n"
+	       "  free return probes: %s,\n"
 	       "  stack traces: %sframe pointers%s%s,\n"
 	       "  demangling: %s, source lines: %s,\n"
 	       "  debug files from debuginfod servers: %s\n",
 	       PACKAGE_VERSION, LIBBPF_BUILD_VERSION,
 	       probe_sites_decoder ? "emulated instructions, decoded by " :
 				     "entries only (no x86 decoder)",
-	       probe_sites_decoder ? probe_sites_decoder : "", tables,
+	       probe_sites_decoder ? probe_sites_decoder : "",
+	       probe_sites_decoder && cfi ? "where a nested call is possible" :
+					    "on every free (no x86 decoder or no libdw)",
+	       tables,
 	       unwind_backend ? ", DWARF by " : *tables ? " (no DWARF unwinder)" :
 			       " only (no DWARF unwinder)",
 	       unwind_backend ? unwind_backend : "", demangling, source_lines,
@@ -463,6 +475,9 @@ take_option(int c, const char *arg, struct run_options *o,
 	case 'W':
 		o->probe_plan.forwarders = true;
 		break;
+	case 'R':
+		o->probe_plan.free_returns = true;
+		break;
 	case 'Y':
 		if (!parse_keyword("--symbolize", arg, symbolize_modes, &v))
 			return false;
@@ -516,6 +531,7 @@ parse_options(int argc, char **argv, struct run_options *o,
 		{ "allow-partial", no_argument, NULL, 'A' },
 		{ "probe-sites", required_argument, NULL, 'i' },
 		{ "probe-forwarders", no_argument, NULL, 'W' },
+		{ "free-returns", no_argument, NULL, 'R' },
 		{ "symbolize", required_argument, NULL, 'Y' },
 		{ "compress-level", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },

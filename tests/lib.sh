@@ -116,16 +116,17 @@ cd "$work" || exit 99
 # MEMSUP_PROBE_SITES=entry runs every capture with --probe-sites=entry
 # (tests/entry-sites.test); $probe_sites is that option, for the tests
 # that run $MEMSUP themselves.  MEMSUP_PROBE_FORWARDERS=1 adds
-# --probe-forwarders to the captures of memsup and start_memsup
+# --probe-forwarders --free-returns to the captures of memsup and
+# start_memsup, every function and every return probed
 # (tests/forwarders.test).
 MEMSUP_TIMEOUT=${MEMSUP_TIMEOUT:-120}
 probe_sites=--probe-sites=${MEMSUP_PROBE_SITES:-auto}
-probe_forwarders=${MEMSUP_PROBE_FORWARDERS:+--probe-forwarders}
+every_probe=${MEMSUP_PROBE_FORWARDERS:+--probe-forwarders --free-returns}
 memsup() {
 	case ${1:-} in
 	report | diff | check | probes) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$@" ;;
 	*) timeout --foreground -k 5 "$MEMSUP_TIMEOUT" "$MEMSUP" "$probe_sites" \
-		$probe_forwarders "$@" ;;
+		$every_probe "$@" ;;
 	esac
 }
 
@@ -135,7 +136,7 @@ memsup() {
 # A watchdog bounds it instead of timeout(1): SIGTERM after MEMSUP_TIMEOUT,
 # SIGKILL 5 s on.
 start_memsup() {
-	"$MEMSUP" "$probe_sites" $probe_forwarders "$@" &
+	"$MEMSUP" "$probe_sites" $every_probe "$@" &
 	memsup_pid=$!
 	(
 		trap 'kill $_sleep 2> /dev/null; exit 0' TERM

@@ -3,7 +3,8 @@
  * Unit tests for the probe-site chooser, on hand-assembled functions: each
  * rule that keeps a probe at +0, each instruction the kernel emulates, and
  * the shapes of the allocators memsup meets (glibc's free, libstdc++'s
- * operator new and delete); and which functions only jump on, and where.
+ * operator new and delete); which functions only jump on, and where; and
+ * where a walk of the code goes from each kind of instruction.
  */
 #include "config.h"
 #include "probe-sites.h"
@@ -150,6 +151,50 @@ static const struct jump_case {
 
 #define N_JUMPS (sizeof(jumps) / sizeof(jumps[0]))
 
+/* One instruction at 0x1000, and where a walk of the code goes from it. */
+static const struct step_case {
+	const char *what;
+	uint8_t code[16];
+	size_t size;
+	struct probe_step step;
+} steps[] = {
+	{ "mov: on", { 0x48, 0x89, 0xd6 }, 3, { 3, FLOW_ON, false, false, 0 } },
+	{ "syscall: on, the kernel returns", { 0x0f, 0x05 }, 2, { 2, FLOW_ON, false, false, 0 } },
+	{ "ret: stops", { 0xc3 }, 1, { 1, FLOW_STOPS, false, false, 0 } },
+	{ "ud2: stops", { 0x0f, 0x0b }, 2, { 2, FLOW_STOPS, false, false, 0 } },
+	{ "int3: stops", { 0xcc }, 1, { 1, FLOW_STOPS, false, false, 0 } },
+	{ "jz rel8: a branch", { 0x74, 0x05 }, 2, { 2, FLOW_BRANCH, true, false, 0x1007 } },
+	{ "xbegin: a branch to its abort handler", { 0xc7, 0xf8, 0x10, 0x00, 0x00, 0x00 }, 6,
+	  { 6, FLOW_BRANCH, true, false, 0x1016 } },
+	{ "jmp rel32: a jump", { 0xe9, 0x10, 0x00, 0x00, 0x00 }, 5,
+	  { 5, FLOW_JUMP, true, false, 0x1015 } },
+	{ "call rel32: a call", { 0xe8, 0x10, 0x00, 0x00, 0x00 }, 5,
+	  { 5, FLOW_CALL, true, false, 0x1015 } },
+	{ "call through a GOT slot: the slot", { 0xff, 0x15, 0x00, 0x01, 0x00, 0x00 }, 6,
+	  { 6, FLOW_CALL, true, true, 0x1106 } },
+	{ "call through a register: not known", { 0xff, 0xd0 }, 2,
+	  { 2, FLOW_CALL, false, false, 0 } },
+	{ "jmp through a register: not known", { 0xff, 0xe0 }, 2,
+	  { 2, FLOW_JUMP, false, false, 0 } },
+};
+
+#define N_STEPS (sizeof(steps) / sizeof(steps[0]))
+
+static void
+check_step(const struct step_case *c)
+{
+	struct probe_step st = { 0 };
+	int got = probe_site_step(c->code, c->size, 0x1000, &st);
+	bool exact = got == 1 && st.length == c->step.length && st.flow == c->step.flow &&
+		     st.known == c->step.known && st.through_slot == c->step.through_slot &&
+		     (!st.known || st.to == c->step.to);
+
+	tap_ok(exact, "step: %s", c->what);
+	if (!exact)
+		tap_diag("got %d: length %u, flow %d, known %d, slot %d, to 0x%llx", got,
+			 st.length, st.flow, st.known, st.through_slot, (unsigned long long)st.to);
+}
+
 static void
 check_jump(const struct jump_case *c)
 {
@@ -190,11 +235,15 @@ main(void)
 	char text[64];
 	size_t i;
 
-	tap_plan(N_CASES + N_JUMPS + 4);
+	tap_plan(N_CASES + N_JUMPS + N_STEPS + 5);
 	for (i = 0; i < N_CASES; i++)
 		check_case(&cases[i]);
 	for (i = 0; i < N_JUMPS; i++)
 		check_jump(&jumps[i]);
+	for (i = 0; i < N_STEPS; i++)
+		check_step(&steps[i]);
+	tap_eq_i64(probe_site_step((const uint8_t *)"\x06", 1, 0x1000, &(struct probe_step){ 0 }),
+		   0, "step: push %%es, not in 64-bit mode, does not decode");
 	tap_eq_i64(probe_site_emulated(jz, sizeof(jz)), 1, "a Jcc is emulated");
 	tap_eq_i64(probe_site_emulated(push66, sizeof(push66)), 0,
 		   "a push with 0x66 is single-stepped");

@@ -2,8 +2,8 @@
 /*
  * The unwind table builder on this program's own call frame information:
  * the functions of tests/unwind-frames.S, each one kind of rule, and the
- * PLT stubs the linker wrote with their expression.  The table in the
- * walker's pages.  Then the C library's table, whose figures
+ * PLT stubs the linker wrote with their expression, and the code each
+ * FDE covers.  The table in the walker's pages.  Then the C library's table, whose figures
  * doc/design.md quotes.
  */
 #include "config.h"
@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -147,6 +148,47 @@ test_own_frames(void)
 	close(fd);
 }
 
+/* The FDE that covers fn's first byte, as "[start, end)" from fn. */
+static const char *
+fde_of(const struct unwind_fde *fdes, size_t n, void (*fn)(void), char *buf, size_t len)
+{
+	uint64_t at = (uint64_t)(uintptr_t)fn - bias;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fdes[i].start <= at && at < fdes[i].end) {
+			snprintf(buf, len, "[%+lld, %+lld)", (long long)(fdes[i].start - at),
+				 (long long)(fdes[i].end - at));
+			return buf;
+		}
+	return "none";
+}
+
+/* What every FDE covers: sorted, apart, and each function's exactly. */
+static void
+test_fdes(void)
+{
+	struct unwind_fde *fdes;
+	size_t n, i;
+	bool sorted = true;
+	char buf[64];
+	Elf *elf;
+	int fd;
+
+	elf = open_elf("/proc/self/exe", &fd);
+	n = unwind_fdes_read(elf, &fdes);
+	for (i = 1; i < n; i++)
+		sorted &= fdes[i - 1].end <= fdes[i].start && fdes[i].start < fdes[i].end;
+	tap_ok(n > 0 && sorted, "this program's %zu FDEs: sorted, none empty, none overlapping", n);
+	tap_str_eq(fde_of(fdes, n, frames_fp, buf, sizeof(buf)), "[+0, +7)",
+		   "frames_fp's FDE: its 7 bytes");
+	tap_str_eq(fde_of(fdes, n, frames_gap, buf, sizeof(buf)), "[+0, +1)",
+		   "frames_gap's FDE: its first byte only");
+	free(fdes);
+	elf_end(elf);
+	close(fd);
+}
+
 /*
  * Pages: a row at a page's start is kept, a page that starts inside a
  * rule's range begins with it, a page before the first row has none.
@@ -249,8 +291,9 @@ test_libc(void)
 int
 main(void)
 {
-	tap_plan(30);
+	tap_plan(33);
 	test_own_frames();
+	test_fdes();
 	test_pages();
 	test_libc();
 	return tap_done();

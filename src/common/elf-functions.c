@@ -236,6 +236,30 @@ rela_symbol(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
 	return elf_strptr(elf, symsh.sh_link, sym.st_name);
 }
 
+struct ifunc_search {
+	uint64_t resolver;
+	const char *name;
+};
+
+static void
+ifunc_resolved_by(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
+{
+	struct ifunc_search *search = ctx;
+
+	if (vaddr == search->resolver && !search->name)
+		search->name = name;
+}
+
+/* The GNU indirect function whose resolver is at resolver, by name. */
+static const char *
+ifunc_named(Elf *elf, uint64_t resolver)
+{
+	struct ifunc_search search = { .resolver = resolver };
+
+	foreach_symbol(elf, STT_GNU_IFUNC, ifunc_resolved_by, &search);
+	return search.name;
+}
+
 const char *
 elf_got_slot_symbol(Elf *elf, uint64_t slot)
 {
@@ -261,6 +285,9 @@ elf_got_slot_symbol(Elf *elf, uint64_t slot)
 			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
 				continue;
 			type = GELF_R_TYPE(r.r_info);
+			/* The slot of a call the file binds to its own function. */
+			if (type == R_X86_64_IRELATIVE)
+				return ifunc_named(elf, (uint64_t)r.r_addend);
 			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
 				return NULL;
 			return rela_symbol(elf, &shdr, &r);

@@ -52,7 +52,9 @@ Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);
 /*
  * The name of the symbol whose address the dynamic linker writes into the
  * GOT slot at address slot of an x86-64 file (its R_X86_64_JUMP_SLOT or
- * R_X86_64_GLOB_DAT relocation), or NULL when no such relocation names one.
+ * R_X86_64_GLOB_DAT relocation), or NULL when no such relocation names one;
+ * for an R_X86_64_IRELATIVE slot, the GNU indirect function its resolver
+ * defines.
  */
 const char *elf_got_slot_symbol(Elf *elf, uint64_t slot);
 

@@ -108,7 +108,8 @@ attach_perf(struct target_links *tl, struct bpf_program *prog, pid_t pid,
 
 /*
  * A perf link for each entry and each return: a free's return ends the
- * time in which the frees it makes are nested in it.
+ * time in which the frees it makes are nested in it.  A free that makes
+ * none has no return link.
  */
 static int
 attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
@@ -126,7 +127,7 @@ attach_perf_links(struct target_links *tl, const struct memsup_bpf *skel,
 
 		err = attach_perf(tl, skel->progs.alloc_enter, pid, cp->path, off,
 				  cookie, false);
-		if (!err)
+		if (!err && !(MS_SHAPE_FLAGS(t->calls[i].shape) & MS_SHAPE_ENTRY_ONLY))
 			err = attach_perf(tl, skel->progs.alloc_exit, pid, cp->path,
 					  off, cookie, true);
 	}

@@ -48,6 +48,45 @@ explain(const struct probe_site *s, char *buf, size_t len)
 }
 #pragma GCC diagnostic pop
 
+/* Why a free's return is probed, each with the instruction's address and the function it reaches. */
+static const char *const return_reasons[] = {
+	[NESTING_NONE] = "",
+	[NESTING_ASKED] = "--free-returns",
+	[NESTING_NO_DECODER] = "memsup was built without an x86 decoder (Zydis)",
+#ifdef HAVE_LIBDW
+	[NESTING_NO_CFI] = "no CFI covers %#lx",
+#else
+	[NESTING_NO_CFI] = "memsup was built without libdw, which reads CFI",
+#endif
+	[NESTING_UNDECODABLE] = "%#lx does not decode",
+	[NESTING_ALLOCATOR] = "%#lx reaches %s",
+	[NESTING_OTHER_FILE] = "%#lx calls %s, which any file may define",
+	[NESTING_INDIRECT] = "%#lx calls or jumps through a pointer",
+	[NESTING_RUNS_ON] = "%#lx runs past the end of its CFI",
+	[NESTING_TOO_LONG] = "it reaches over " NESTING_INSNS_MAX_TEXT " instructions",
+};
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+/* A free's line ends with whether its return is probed, and why. */
+static void
+explain_return(const struct nesting_proof *p, char *buf, size_t len)
+{
+	size_t used;
+
+	if (p->why == NESTING_NONE) {
+		snprintf(buf, len, "; no return probe: makes no allocator call (%zu instructions)",
+			 p->insns);
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "; return probed: ");
+	if (used < len)
+		snprintf(buf + used, len - used, return_reasons[p->why], (unsigned long)p->at,
+			 p->name);
+}
+#pragma GCC diagnostic pop
+
 /* "emulated", "single-stepped" or "not known", and why +0 was kept. */
 static void
 verdict(const struct probe_call *c, const uint8_t *code, size_t n, char *buf, size_t len)
@@ -80,14 +119,16 @@ by_entry(const void *a, const void *b)
 static void
 print_call(int fd, const char *path, const struct probe_call *c)
 {
-	char insn[96], what[256];
+	char insn[96], what[256], returns[256] = "";
 	uint8_t code[15];
 	ssize_t n = pread(fd, code, sizeof(code), (off_t)c->offset);
 
 	probe_site_format(code, n > 0 ? (size_t)n : 0, c->vaddr + c->site.offset,
 			  insn, sizeof(insn));
 	verdict(c, code, n > 0 ? (size_t)n : 0, what, sizeof(what));
-	printf("%s\t%s\t+%u\t%s\t%s\n", path, c->name, c->site.offset, insn, what);
+	if (c->is_free)
+		explain_return(&c->nesting, returns, sizeof(returns));
+	printf("%s\t%s\t+%u\t%s\t%s%s\n", path, c->name, c->site.offset, insn, what, returns);
 }
 
 static void
@@ -143,7 +184,8 @@ list_file(const char *path, const struct probe_plan *plan)
 static void
 usage(FILE *out)
 {
-	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders] FILE...\n"
+	fputs("Usage: memsup probes [--probe-sites=auto|entry] [--probe-forwarders]\n"
+	      "                     [--free-returns] FILE...\n"
 	      "\n"
 	      "For each allocator function of each ELF FILE: the file, the symbol,\n"
 	      "the probe's offset in the function, the instruction there, and\n"
@@ -152,7 +194,8 @@ usage(FILE *out)
 	      "that records the same call, '-', its jmp, and the functions it\n"
 	      "reaches, which record its calls; for the C++ runtime's operator\n"
 	      "new, '-', its call of malloc (or of another operator new), and the\n"
-	      "function it calls.\n", out);
+	      "function it calls.  A free's line ends with whether its return is\n"
+	      "probed: not when its code provably makes no allocator call.\n", out);
 }
 
 int
@@ -161,6 +204,7 @@ probe_list_main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "probe-sites", required_argument, NULL, 's' },
 		{ "probe-forwarders", no_argument, NULL, 'w' },
+		{ "free-returns", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,6 +219,9 @@ probe_list_main(int argc, char **argv)
 			break;
 		case 'w':
 			plan.forwarders = true;
+			break;
+		case 'r':
+			plan.free_returns = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -37,6 +37,12 @@ probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 	return -ENOTSUP;
 }
 
+int
+probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_step *out)
+{
+	return -ENOTSUP;
+}
+
 /* The bytes, as far as an instruction can reach. */
 void
 probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr, char *buf,

@@ -335,6 +335,85 @@ probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 	return 1;
 }
 
+/* Whether the instruction writes %rip other than as a branch of its category. */
+static bool
+writes_rip(const struct insn *in)
+{
+	size_t k;
+
+	for (k = 0; k < in->i.operand_count; k++)
+		if (in->op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    in->op[k].reg.value == ZYDIS_REGISTER_RIP &&
+		    (in->op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			return true;
+	return false;
+}
+
+/* A relative target of an instruction that is not a call or a jmp: xbegin's, loop's. */
+static bool
+relative_target(const struct insn *in, uint64_t vaddr, uint64_t *to)
+{
+	size_t k;
+
+	for (k = 0; k < in->i.operand_count; k++) {
+		ZyanU64 target;
+
+		if (in->op[k].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && in->op[k].imm.is_relative &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in->i, &in->op[k], vaddr, &target))) {
+			*to = target;
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_step *s)
+{
+	struct probe_branch b;
+	struct insn in;
+
+	if (!decode(code, size, &in))
+		return 0;
+	*s = (struct probe_step){ .length = in.i.length, .flow = FLOW_ON };
+	switch (in.i.mnemonic) {
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+	case ZYDIS_MNEMONIC_HLT:
+	case ZYDIS_MNEMONIC_INT3:
+		s->flow = FLOW_STOPS;
+		return 1;
+	default:
+		break;
+	}
+	switch (in.i.meta.category) {
+	case ZYDIS_CATEGORY_RET:
+		s->flow = FLOW_STOPS;
+		return 1;
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		s->flow = in.i.meta.category == ZYDIS_CATEGORY_CALL ? FLOW_CALL : FLOW_JUMP;
+		s->known = branch_target(&in, vaddr, &b);
+		s->through_slot = s->known && b.through_slot;
+		s->to = s->known ? b.to : 0;
+		return 1;
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		/* The kernel returns to the next instruction. */
+		return 1;
+	default:
+		break;
+	}
+	if (relative_target(&in, vaddr, &s->to)) {
+		s->flow = FLOW_BRANCH;
+		s->known = true;
+	} else if (writes_rip(&in)) {
+		s->flow = FLOW_JUMP;
+	}
+	return 1;
+}
+
 void
 probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr, char *buf,
 		  size_t len)

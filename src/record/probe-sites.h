@@ -102,6 +102,30 @@ struct probe_branch {
 int probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 			bool (*each)(void *ctx, const struct probe_branch *b), void *ctx);
 
+/* Where the instruction a walk of the code is at lets it go. */
+enum probe_flow {
+	FLOW_ON,	/* to the next instruction */
+	FLOW_STOPS,	/* nowhere: ret, ud2, hlt, int3 */
+	FLOW_BRANCH,	/* to the target, or the next instruction (a Jcc) */
+	FLOW_JUMP,	/* to the target */
+	FLOW_CALL,	/* to the target, then the next instruction when it returns */
+};
+
+struct probe_step {
+	uint32_t length;
+	enum probe_flow flow;
+	bool known;		/* to is known: a relative target or a GOT slot */
+	bool through_slot;	/* through a pointer at a RIP-relative address: to is its address */
+	uint64_t to;
+};
+
+/*
+ * The instruction at code (size bytes left), loaded at vaddr, as a walk of
+ * the code follows it.  1, or 0 when it does not decode; -ENOTSUP when
+ * this build cannot tell.
+ */
+int probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_step *out);
+
 /* The instruction at code, loaded at vaddr, in AT&T syntax. */
 void probe_site_format(const uint8_t *code, size_t size, uint64_t vaddr,
 		       char *buf, size_t len);

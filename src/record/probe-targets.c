@@ -462,16 +462,62 @@ add_forwarder(struct probe_target *t, const struct found_function *f,
 	w->to = xstrdup(to);
 }
 
+static bool
+scan_bytes_at(const void *ctx, uint64_t vaddr, uint64_t *offset, uint64_t *room)
+{
+	return file_bytes_at(ctx, vaddr, offset, room);
+}
+
+/* The allocator function whose code holds vaddr (its first byte, if it has no size). */
+static const char *
+allocator_holding(const void *ctx, uint64_t vaddr)
+{
+	const struct elf_scan *scan = ctx;
+	size_t i;
+
+	for (i = 0; i < scan->nfound; i++) {
+		const struct found_function *f = &scan->found[i];
+
+		if (vaddr == f->vaddr || (vaddr > f->vaddr && vaddr - f->vaddr < f->size))
+			return f->name;
+	}
+	return NULL;
+}
+
+/* Whether a free's return need be probed: proof says why (doc/design.md, "A free without its return"). */
+static void
+prove_free(const struct elf_scan *scan, const struct found_function *f,
+	   const struct probe_plan *plan, struct nesting_proof *proof)
+{
+	const struct nesting_file file = {
+		.elf = scan->elf, .image = scan->image, .bytes_at = scan_bytes_at,
+		.allocator_at = allocator_holding, .ctx = scan,
+	};
+
+	if (plan->free_returns)
+		*proof = (struct nesting_proof){ .why = NESTING_ASKED };
+	else if (!scan->image)
+		*proof = (struct nesting_proof){ .why = NESTING_UNDECODABLE, .at = f->vaddr };
+	else
+		free_nesting_prove(&file, f->vaddr, proof);
+}
+
 static void
 add_call(struct probe_target *t, const struct elf_scan *scan,
-	 const struct found_function *f, enum probe_sites sites)
+	 const struct found_function *f, const struct probe_plan *plan)
 {
 	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
 	struct probe_call *c = &t->calls[t->ncalls++];
 
-	place_probe(scan, f, scan->image ? scan->image + f->offset : NULL, f->room, sites,
+	place_probe(scan, f, scan->image ? scan->image + f->offset : NULL, f->room, plan->sites,
 		    &c->site);
 	c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
+	c->is_free = MS_SHAPE_CALL(f->shape) == MS_CALL_FREE;
+	if (c->is_free) {
+		prove_free(scan, f, plan, &c->nesting);
+		if (c->nesting.why == NESTING_NONE)
+			c->shape |= MS_SHAPE(0, 0, 0, 0, MS_SHAPE_ENTRY_ONLY);
+	}
 	c->entry = f->offset;
 	c->vaddr = f->vaddr;
 	c->offset = f->offset + c->site.offset;
@@ -498,7 +544,7 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 					  new_over_malloc(scan, f, &w, to, sizeof(to))))
 			add_forwarder(t, f, &w, to);
 		else
-			add_call(t, scan, f, plan->sites);
+			add_call(t, scan, f, plan);
 	}
 }
 

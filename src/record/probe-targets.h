@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "memsup.h"
+#include "free-nesting.h"
 #include "probe-sites.h"
 
 struct file_cache;
@@ -23,6 +24,8 @@ struct probe_call {
 	uint64_t entry;		/* the function's first byte: file offset */
 	uint64_t vaddr;		/* and address */
 	struct probe_site site;	/* offset is entry + site.offset */
+	bool is_free;		/* a free: then whether it needs its return probe */
+	struct nesting_proof nesting;
 	char *name;
 };
 
@@ -66,6 +69,7 @@ struct probe_target {
 struct probe_plan {
 	enum probe_sites sites;	/* --probe-sites */
 	bool forwarders;	/* --probe-forwarders: probe those too */
+	bool free_returns;	/* --free-returns: every free's return too */
 };
 
 /* A call of malloc by an operator new without a probe, where a process maps it. */

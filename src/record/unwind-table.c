@@ -254,30 +254,37 @@ fde_encoding(const Dwarf_CIE *cie)
 	return PE_ABSOLUTE;
 }
 
-/* Decodes an FDE's initial location, at vaddr in the file's image. */
+/*
+ * Decodes an FDE's initial location, at vaddr in the file's image, and
+ * the length of code it covers, which follows in the same format.
+ */
 static bool
-decode_start(int encoding, const uint8_t *p, const uint8_t *end, uint64_t vaddr,
-	     uint64_t *start)
+decode_range(int encoding, const uint8_t *p, const uint8_t *end, uint64_t vaddr,
+	     struct unwind_fde *fde)
 {
 	size_t size = encoded_size((unsigned int)encoding), i;
-	uint64_t v = 0;
+	uint64_t v = 0, length = 0;
 
-	if (!size || size > (size_t)(end - p) || encoding & PE_INDIRECT)
+	if (!size || 2 * size > (size_t)(end - p) || encoding & PE_INDIRECT)
 		return false;
-	for (i = 0; i < size; i++)
+	for (i = 0; i < size; i++) {
 		v |= (uint64_t)p[i] << (8 * i);
+		length |= (uint64_t)p[size + i] << (8 * i);
+	}
 	if (encoding & PE_SIGNED && size < 8 && v >> (8 * size - 1))
 		v |= ~UINT64_C(0) << (8 * size);
 	switch (encoding & PE_APPLICATION) {
 	case PE_ABSOLUTE:
-		*start = v;
-		return true;
+		fde->start = v;
+		break;
 	case PE_PCREL:
-		*start = vaddr + v;
-		return true;
+		fde->start = vaddr + v;
+		break;
 	default:
 		return false;
 	}
+	fde->end = fde->start + length;
+	return true;
 }
 
 /* A section of frame descriptions: its data and address. */
@@ -294,22 +301,22 @@ frame_section(Elf *elf, const char *name, uint64_t *vaddr)
 }
 
 static int
-by_address(const void *a, const void *b)
+by_start(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct unwind_fde *)a)->start, y = ((const struct unwind_fde *)b)->start;
 
 	return (x > y) - (x < y);
 }
 
 /*
- * Where the FDEs start, sorted, found by reading the section entry by
- * entry: .eh_frame in a static program, which has no .eh_frame_hdr (the
- * C library registers its frames at start instead), or .debug_frame.
- * Returns the count; 0 when an FDE cannot be read, as the builder then
- * takes none.
+ * The code every FDE covers, sorted, found by reading the section entry
+ * by entry: .eh_frame in a static program, which has no .eh_frame_hdr
+ * (the C library registers its frames at start instead), or
+ * .debug_frame.  Returns the count; 0 when an FDE cannot be read, as the
+ * builder then takes none.
  */
 static size_t
-scan_descriptions(Elf *elf, bool eh, uint64_t **starts)
+scan_descriptions(Elf *elf, bool eh, struct unwind_fde **fdes)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	struct u64map encodings;	/* CIE offset + 1 -> encoding + 1 */
@@ -319,14 +326,14 @@ scan_descriptions(Elf *elf, bool eh, uint64_t **starts)
 	uint64_t vaddr;
 	Elf_Data *data = frame_section(elf, eh ? ".eh_frame" : ".debug_frame", &vaddr);
 
-	*starts = NULL;
+	*fdes = NULL;
 	if (!data || !ident)
 		return 0;
 	u64map_init(&encodings);
 	while (dwarf_next_cfi(ident, data, eh, offset, &next, &entry) == 0) {
 		struct u64map_slot *slot;
+		struct unwind_fde fde;
 		int encoding;
-		uint64_t start;
 
 		offset = next;
 		if (dwarf_cfi_cie_p(&entry))
@@ -341,18 +348,38 @@ scan_descriptions(Elf *elf, bool eh, uint64_t **starts)
 			u64map_put(&encodings, entry.fde.CIE_pointer + 1, (uint64_t)(encoding + 1));
 		}
 		if (encoding < 0 ||
-		    !decode_start(encoding, entry.fde.start, entry.fde.end,
+		    !decode_range(encoding, entry.fde.start, entry.fde.end,
 				  vaddr + (uint64_t)(entry.fde.start - (const uint8_t *)data->d_buf),
-				  &start)) {
+				  &fde)) {
 			n = 0;
 			break;
 		}
-		*starts = xgrow(*starts, &cap, n + 1, sizeof(**starts));
-		(*starts)[n++] = start;
+		*fdes = xgrow(*fdes, &cap, n + 1, sizeof(**fdes));
+		(*fdes)[n++] = fde;
 	}
 	u64map_free(&encodings);
 	if (n)
-		qsort(*starts, n, sizeof(**starts), by_address);
+		qsort(*fdes, n, sizeof(**fdes), by_start);
+	return n;
+}
+
+size_t
+unwind_fdes_read(Elf *elf, struct unwind_fde **fdes)
+{
+	return scan_descriptions(elf, true, fdes);
+}
+
+/* Where the FDEs of a section read entry by entry start, sorted. */
+static size_t
+scanned_starts(Elf *elf, bool eh, uint64_t **starts)
+{
+	struct unwind_fde *fdes;
+	size_t n = scan_descriptions(elf, eh, &fdes), i;
+
+	*starts = n ? xreallocarray(NULL, n, sizeof(**starts)) : NULL;
+	for (i = 0; i < n; i++)
+		(*starts)[i] = fdes[i].start;
+	free(fdes);
 	return n;
 }
 
@@ -364,7 +391,7 @@ description_starts(Elf *elf, uint64_t **starts)
 	size_t i;
 
 	if (!eh_frame_index_read(elf, &index))
-		return scan_descriptions(elf, true, starts);
+		return scanned_starts(elf, true, starts);
 	*starts = xreallocarray(NULL, index.count ? index.count : 1, sizeof(**starts));
 	for (i = 0; i < index.count; i++)
 		(*starts)[i] = eh_frame_index_start(&index, i);
@@ -375,7 +402,7 @@ description_starts(Elf *elf, uint64_t **starts)
 static size_t
 debug_frame(Elf *debug, uint64_t **starts, Dwarf **dwarf, Dwarf_CFI **cfi)
 {
-	size_t n = debug ? scan_descriptions(debug, false, starts) : 0;
+	size_t n = debug ? scanned_starts(debug, false, starts) : 0;
 
 	*dwarf = n ? dwarf_begin_elf(debug, DWARF_C_READ, NULL) : NULL;
 	*cfi = *dwarf ? dwarf_getcfi(*dwarf) : NULL;

@@ -49,6 +49,17 @@ uint64_t unwind_rule_key(const struct ms_unwind_rule *r);
 /* The rule for pc, or NULL before the first row. */
 const struct ms_unwind_rule *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 void unwind_table_free(struct unwind_table *t);
+/* The code an FDE covers: [start, end). */
+struct unwind_fde {
+	uint64_t start, end;
+};
+
+/*
+ * Every FDE of elf's .eh_frame, sorted by start, read entry by entry into
+ * *fdes (the caller frees it).  Returns the count; 0 when there is none
+ * or one cannot be read.
+ */
+size_t unwind_fdes_read(Elf *elf, struct unwind_fde **fdes);
 /* The rule of elf's .eh_frame at pc, as a table would hold it; MS_CFA_NONE where none is. */
 struct ms_unwind_rule unwind_rule_at(Elf *elf, uint64_t pc);
 

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+#include "free-nesting.h"
+#include "allocator-functions.h"
+#include "elf-functions.h"
+#include "error.h"
+#include "probe-sites.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_LIBDW
+#include "sorted.h"
+#include "u64map.h"
+#include "unwind-table.h"
+
+/*
+ * The C library's string functions read and write memory and call
+ * nothing, whoever defines them.  glibc's free clears memory with memset,
+ * and its error path measures its message with strlen, through slots the
+ * file binds to its own functions (IRELATIVE).
+ */
+static const char *const string_functions[] = {
+	"memset", "memcpy", "memmove", "mempcpy", "memcmp", "memchr",
+	"strlen", "strnlen", "strchr", "strchrnul", "strcmp",
+};
+
+/*
+ * The C library's functions that never return: a call nested in one is
+ * made by a process about to die, and is recorded as an outermost call.
+ */
+static const char *const noreturn_functions[] = {
+	"abort", "__assert_fail", "__assert_perror_fail", "__libc_fatal",
+	"__stack_chk_fail", "__fortify_fail", "__chk_fail",
+};
+
+static bool
+named_in(const char *name, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+#define NAMED_IN(name, names) named_in(name, names, sizeof(names) / sizeof(names[0]))
+
+struct walk {
+	const struct nesting_file *file;
+	const char *free_name;
+	struct unwind_fde *fdes;
+	size_t nfdes;
+	struct u64map seen;	/* the instructions walked */
+	struct u64map noreturn;	/* the addresses of noreturn_functions */
+	uint64_t *todo;		/* where paths start that are still to walk */
+	size_t ntodo, todo_cap;
+	struct nesting_proof *out;
+};
+
+/* Where a path goes from a call or jump the walk has followed. */
+enum onward {
+	ONWARD_FAILS,	/* the proof fails */
+	ONWARD_ON,	/* on, as the instruction goes */
+	ONWARD_ENDS,	/* nowhere: a function that never returns was called */
+};
+
+static enum onward
+fail(struct walk *w, enum nesting_why why, uint64_t at, const char *name)
+{
+	w->out->why = why;
+	w->out->at = at;
+	snprintf(w->out->name, sizeof(w->out->name), "%s", name ? name : "");
+	return ONWARD_FAILS;
+}
+
+static uint64_t
+fde_start(const void *fdes, size_t i)
+{
+	return ((const struct unwind_fde *)fdes)[i].start;
+}
+
+/* The FDE that covers vaddr, or NULL. */
+static const struct unwind_fde *
+fde_at(const struct walk *w, uint64_t vaddr)
+{
+	size_t i = sorted_first_above(w->fdes, 0, w->nfdes, fde_start, vaddr);
+
+	return i && vaddr < w->fdes[i - 1].end ? &w->fdes[i - 1] : NULL;
+}
+
+/* A call or jump through a GOT slot reaches a function of any file, by its name. */
+static enum onward
+through_slot(struct walk *w, uint64_t at, uint64_t slot)
+{
+	const char *name = elf_got_slot_symbol(w->file->elf, slot);
+	size_t rank;
+
+	if (!name)
+		return fail(w, NESTING_INDIRECT, at, NULL);
+	if (allocator_function(name, &rank))
+		return fail(w, NESTING_ALLOCATOR, at, name);
+	/* A static program's slot can be named for the internal alias: __strchrnul. */
+	if (NAMED_IN(name, string_functions) ||
+	    (!strncmp(name, "__", 2) && NAMED_IN(name + 2, string_functions)))
+		return ONWARD_ON;
+	if (NAMED_IN(name, noreturn_functions))
+		return ONWARD_ENDS;
+	return fail(w, NESTING_OTHER_FILE, at, name);
+}
+
+/* The code at vaddr, up to the end of its segment: NULL outside the file. */
+static const uint8_t *
+code_at(const struct walk *w, uint64_t vaddr, uint64_t *room)
+{
+	uint64_t offset;
+
+	if (!w->file->bytes_at(w->file->ctx, vaddr, &offset, room))
+		return NULL;
+	return w->file->image + offset;
+}
+
+/*
+ * A branch, jump or call of the instruction at at, to this file's code:
+ * walked in turn, unless it is an allocator function's (the free's own
+ * code only by a jump) or a PLT stub, which jumps through its slot.
+ */
+static enum onward
+to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
+{
+	const char *allocator = w->file->allocator_at(w->file->ctx, to);
+	const uint8_t *code;
+	struct probe_jump stub;
+	uint64_t room;
+
+	if (allocator && (call || allocator != w->free_name))
+		return fail(w, NESTING_ALLOCATOR, at, allocator);
+	code = code_at(w, to, &room);
+	if (code && probe_site_jump(code, room, to, &stub) == 1 && stub.through_slot)
+		return through_slot(w, at, stub.to);
+	if (u64map_find(&w->noreturn, to))
+		return ONWARD_ENDS;
+	if (!u64map_find(&w->seen, to)) {
+		w->todo = xgrow(w->todo, &w->todo_cap, w->ntodo + 1, sizeof(*w->todo));
+		w->todo[w->ntodo++] = to;
+	}
+	return ONWARD_ON;
+}
+
+static enum onward
+follow(struct walk *w, uint64_t at, const struct probe_step *s)
+{
+	if (!s->known)
+		return fail(w, NESTING_INDIRECT, at, NULL);
+	if (s->through_slot)
+		return through_slot(w, at, s->to);
+	return to_code(w, at, s->to, s->flow == FLOW_CALL);
+}
+
+/* The path from vaddr, to where it ends or meets code walked already. */
+static bool
+walk_path(struct walk *w, uint64_t vaddr)
+{
+	const struct unwind_fde *fde = fde_at(w, vaddr);
+
+	if (!fde) {
+		fail(w, NESTING_NO_CFI, vaddr, NULL);
+		return false;
+	}
+	while (!u64map_find(&w->seen, vaddr)) {
+		struct probe_step s;
+		enum onward onward;
+		const uint8_t *code;
+		uint64_t room;
+
+		if (++w->out->insns > NESTING_INSNS_MAX) {
+			fail(w, NESTING_TOO_LONG, vaddr, NULL);
+			return false;
+		}
+		u64map_put(&w->seen, vaddr, 1);
+		code = code_at(w, vaddr, &room);
+		if (!code || probe_site_step(code, room < fde->end - vaddr ? room : fde->end - vaddr,
+					     vaddr, &s) != 1) {
+			fail(w, NESTING_UNDECODABLE, vaddr, NULL);
+			return false;
+		}
+		if (s.flow == FLOW_STOPS)
+			return true;
+		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s);
+		if (onward == ONWARD_FAILS)
+			return false;
+		/* A Jcc's other way goes on when its target never returns. */
+		if (s.flow == FLOW_JUMP || (onward == ONWARD_ENDS && s.flow == FLOW_CALL))
+			return true;
+		/* Nothing of the function follows: a call there never returns. */
+		if (vaddr + s.length >= fde->end) {
+			if (s.flow == FLOW_CALL)
+				return true;
+			fail(w, NESTING_RUNS_ON, vaddr, NULL);
+			return false;
+		}
+		vaddr += s.length;
+	}
+	return true;
+}
+
+static void
+note_noreturn(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
+{
+	if (NAMED_IN(name, noreturn_functions))
+		u64map_put(ctx, vaddr, 1);
+}
+
+void
+free_nesting_prove(const struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+{
+	struct walk w = { .file = file, .out = out };
+	bool proven = true;
+
+	*out = (struct nesting_proof){ .why = NESTING_NONE };
+	if (!probe_sites_decoder) {
+		fail(&w, NESTING_NO_DECODER, vaddr, NULL);
+		return;
+	}
+	w.free_name = file->allocator_at(file->ctx, vaddr);
+	w.nfdes = unwind_fdes_read(file->elf, &w.fdes);
+	u64map_init(&w.seen);
+	u64map_init(&w.noreturn);
+	elf_foreach_function(file->elf, note_noreturn, &w.noreturn);
+	w.todo = xgrow(NULL, &w.todo_cap, 1, sizeof(*w.todo));
+	w.todo[w.ntodo++] = vaddr;
+	while (proven && w.ntodo)
+		proven = walk_path(&w, w.todo[--w.ntodo]);
+	u64map_free(&w.seen);
+	u64map_free(&w.noreturn);
+	free(w.todo);
+	free(w.fdes);
+}
+
+#else
+
+void
+free_nesting_prove(const struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+{
+	*out = (struct nesting_proof){ .why = NESTING_NO_CFI, .at = vaddr };
+}
+
+#endif

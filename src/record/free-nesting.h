@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Whether a free can make a nested allocator call.  A free's return probe
+ * exists only to end the time in which calls nested in it are known as
+ * such; a free whose code provably reaches no allocator function needs
+ * none, and its entry alone records it (MS_SHAPE_ENTRY_ONLY).  The proof
+ * follows every path from the function's entry through the file's code:
+ * direct calls and jumps into the callee, a call through a GOT slot by
+ * the slot's symbol, and the end of a path where a call is the last
+ * instruction its FDE covers (the callee never returns).  Anything it
+ * cannot follow (an indirect call or jump, a function of another file but
+ * the C library's memory functions, code without CFI) keeps the return.
+ */
+#ifndef MEMSUP_FREE_NESTING_H
+#define MEMSUP_FREE_NESTING_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The file a proof reads, and what it knows of it. */
+struct nesting_file {
+	Elf *elf;
+	const uint8_t *image;	/* the file's bytes */
+	/* The file offset of the code at vaddr, and its bytes up to its segment's end. */
+	bool (*bytes_at)(const void *ctx, uint64_t vaddr, uint64_t *offset, uint64_t *room);
+	/* The name of the allocator function whose code holds vaddr, or NULL. */
+	const char *(*allocator_at)(const void *ctx, uint64_t vaddr);
+	const void *ctx;
+};
+
+/* Why a free keeps its return probe. */
+enum nesting_why {
+	NESTING_NONE,		/* it need not: nothing nested can happen */
+	NESTING_ASKED,		/* --free-returns */
+	NESTING_NO_DECODER,	/* memsup was built without one */
+	NESTING_NO_CFI,		/* at: code no FDE covers (or built without libdw) */
+	NESTING_UNDECODABLE,	/* at: bytes that do not decode */
+	NESTING_ALLOCATOR,	/* at: a call or jump to allocator function name */
+	NESTING_OTHER_FILE,	/* at: a call through the GOT to name, of any file */
+	NESTING_INDIRECT,	/* at: a call or jump whose target is not known */
+	NESTING_RUNS_ON,	/* at: an instruction that is not a call runs past its FDE */
+	NESTING_TOO_LONG,	/* more than NESTING_INSNS_MAX instructions reached */
+};
+
+struct nesting_proof {
+	enum nesting_why why;
+	uint64_t at;		/* the instruction's address */
+	char name[96];		/* the function reached */
+	size_t insns;		/* the instructions reached */
+};
+
+/* A walk reaches at most this many: glibc 2.36's free reaches about 5,000. */
+#define NESTING_INSNS_MAX 100000
+#define NESTING_INSNS_MAX_TEXT "100,000"
+
+/*
+ * Proves that the free at vaddr (a function of the file) makes no nested
+ * allocator call, or says why it cannot (out->why).
+ */
+void free_nesting_prove(const struct nesting_file *file, uint64_t vaddr,
+			struct nesting_proof *out);
+
+#endif
