@@ -12,7 +12,6 @@
 
 #ifdef HAVE_LIBDW
 #include "sorted.h"
-#include "u64map.h"
 #include "unwind-table.h"
 
 /*
@@ -51,10 +50,7 @@ named_in(const char *name, const char *const *names, size_t n)
 struct walk {
 	const struct nesting_file *file;
 	const char *free_name;
-	struct unwind_fde *fdes;
-	size_t nfdes;
 	struct u64map seen;	/* the instructions walked */
-	struct u64map noreturn;	/* the addresses of noreturn_functions */
 	uint64_t *todo;		/* where paths start that are still to walk */
 	size_t ntodo, todo_cap;
 	struct nesting_proof *out;
@@ -86,9 +82,10 @@ fde_start(const void *fdes, size_t i)
 static const struct unwind_fde *
 fde_at(const struct walk *w, uint64_t vaddr)
 {
-	size_t i = sorted_first_above(w->fdes, 0, w->nfdes, fde_start, vaddr);
+	const struct unwind_fde *fdes = w->file->fdes;
+	size_t i = sorted_first_above(fdes, 0, w->file->nfdes, fde_start, vaddr);
 
-	return i && vaddr < w->fdes[i - 1].end ? &w->fdes[i - 1] : NULL;
+	return i && vaddr < fdes[i - 1].end ? &fdes[i - 1] : NULL;
 }
 
 /* A call or jump through a GOT slot reaches a function of any file, by its name. */
@@ -140,7 +137,7 @@ to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
 	code = code_at(w, to, &room);
 	if (code && probe_site_jump(code, room, to, &stub) == 1 && stub.through_slot)
 		return through_slot(w, at, stub.to);
-	if (u64map_find(&w->noreturn, to))
+	if (u64map_find(&w->file->noreturn, to))
 		return ONWARD_ENDS;
 	if (!u64map_find(&w->seen, to)) {
 		w->todo = xgrow(w->todo, &w->todo_cap, w->ntodo + 1, sizeof(*w->todo));
@@ -214,7 +211,7 @@ note_noreturn(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 }
 
 void
-free_nesting_prove(const struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
 {
 	struct walk w = { .file = file, .out = out };
 	bool proven = true;
@@ -224,27 +221,43 @@ free_nesting_prove(const struct nesting_file *file, uint64_t vaddr, struct nesti
 		fail(&w, NESTING_NO_DECODER, vaddr, NULL);
 		return;
 	}
+	if (!file->read) {
+		file->nfdes = unwind_fdes_read(file->elf, &file->fdes);
+		u64map_init(&file->noreturn);
+		elf_foreach_function(file->elf, note_noreturn, &file->noreturn);
+		file->read = true;
+	}
 	w.free_name = file->allocator_at(file->ctx, vaddr);
-	w.nfdes = unwind_fdes_read(file->elf, &w.fdes);
 	u64map_init(&w.seen);
-	u64map_init(&w.noreturn);
-	elf_foreach_function(file->elf, note_noreturn, &w.noreturn);
 	w.todo = xgrow(NULL, &w.todo_cap, 1, sizeof(*w.todo));
 	w.todo[w.ntodo++] = vaddr;
 	while (proven && w.ntodo)
 		proven = walk_path(&w, w.todo[--w.ntodo]);
 	u64map_free(&w.seen);
-	u64map_free(&w.noreturn);
 	free(w.todo);
-	free(w.fdes);
+}
+
+void
+nesting_file_release(struct nesting_file *file)
+{
+	if (!file->read)
+		return;
+	u64map_free(&file->noreturn);
+	free(file->fdes);
+	file->read = false;
 }
 
 #else
 
 void
-free_nesting_prove(const struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
 {
 	*out = (struct nesting_proof){ .why = NESTING_NO_CFI, .at = vaddr };
+}
+
+void
+nesting_file_release(struct nesting_file *file)
+{
 }
 
 #endif

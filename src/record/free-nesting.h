@@ -14,9 +14,14 @@
 #ifndef MEMSUP_FREE_NESTING_H
 #define MEMSUP_FREE_NESTING_H
 
+#include "u64map.h"
+
 #include <gelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+struct unwind_fde;
 
 /* The file a proof reads, and what it knows of it. */
 struct nesting_file {
@@ -27,6 +32,11 @@ struct nesting_file {
 	/* The name of the allocator function whose code holds vaddr, or NULL. */
 	const char *(*allocator_at)(const void *ctx, uint64_t vaddr);
 	const void *ctx;
+	/* Read by the first proof, for the others of the file: */
+	bool read;
+	struct unwind_fde *fdes;	/* of its .eh_frame, sorted */
+	size_t nfdes;
+	struct u64map noreturn;		/* the functions that never return, by address */
 };
 
 /* Why a free keeps its return probe. */
@@ -58,7 +68,8 @@ struct nesting_proof {
  * Proves that the free at vaddr (a function of the file) makes no nested
  * allocator call, or says why it cannot (out->why).
  */
-void free_nesting_prove(const struct nesting_file *file, uint64_t vaddr,
-			struct nesting_proof *out);
+void free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out);
+/* Frees what the proofs read of the file. */
+void nesting_file_release(struct nesting_file *file);
 
 #endif

@@ -486,24 +486,20 @@ allocator_holding(const void *ctx, uint64_t vaddr)
 
 /* Whether a free's return need be probed: proof says why (doc/design.md, "A free without its return"). */
 static void
-prove_free(const struct elf_scan *scan, const struct found_function *f,
-	   const struct probe_plan *plan, struct nesting_proof *proof)
+prove_free(const struct elf_scan *scan, struct nesting_file *file,
+	   const struct found_function *f, const struct probe_plan *plan,
+	   struct nesting_proof *proof)
 {
-	const struct nesting_file file = {
-		.elf = scan->elf, .image = scan->image, .bytes_at = scan_bytes_at,
-		.allocator_at = allocator_holding, .ctx = scan,
-	};
-
 	if (plan->free_returns)
 		*proof = (struct nesting_proof){ .why = NESTING_ASKED };
 	else if (!scan->image)
 		*proof = (struct nesting_proof){ .why = NESTING_UNDECODABLE, .at = f->vaddr };
 	else
-		free_nesting_prove(&file, f->vaddr, proof);
+		free_nesting_prove(file, f->vaddr, proof);
 }
 
 static void
-add_call(struct probe_target *t, const struct elf_scan *scan,
+add_call(struct probe_target *t, const struct elf_scan *scan, struct nesting_file *file,
 	 const struct found_function *f, const struct probe_plan *plan)
 {
 	const GElf_Phdr *p = elf_load_holding(scan->loads, scan->nloads, f->vaddr);
@@ -514,7 +510,7 @@ add_call(struct probe_target *t, const struct elf_scan *scan,
 	c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
 	c->is_free = MS_SHAPE_CALL(f->shape) == MS_CALL_FREE;
 	if (c->is_free) {
-		prove_free(scan, f, plan, &c->nesting);
+		prove_free(scan, file, f, plan, &c->nesting);
 		if (c->nesting.why == NESTING_NONE)
 			c->shape |= MS_SHAPE(0, 0, 0, 0, MS_SHAPE_ENTRY_ONLY);
 	}
@@ -527,6 +523,10 @@ add_call(struct probe_target *t, const struct elf_scan *scan,
 static void
 fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_plan *plan)
 {
+	struct nesting_file file = {
+		.elf = scan->elf, .image = scan->image, .bytes_at = scan_bytes_at,
+		.allocator_at = allocator_holding, .ctx = scan,
+	};
 	size_t i;
 
 	for (i = 0; i < scan->nfound; i++)
@@ -544,8 +544,9 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 					  new_over_malloc(scan, f, &w, to, sizeof(to))))
 			add_forwarder(t, f, &w, to);
 		else
-			add_call(t, scan, f, plan);
+			add_call(t, scan, &file, f, plan);
 	}
+	nesting_file_release(&file);
 }
 
 int
