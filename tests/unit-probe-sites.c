@@ -158,24 +158,33 @@ static const struct step_case {
 	size_t size;
 	struct probe_step step;
 } steps[] = {
-	{ "mov: on", { 0x48, 0x89, 0xd6 }, 3, { 3, FLOW_ON, false, false, 0 } },
-	{ "syscall: on, the kernel returns", { 0x0f, 0x05 }, 2, { 2, FLOW_ON, false, false, 0 } },
-	{ "ret: stops", { 0xc3 }, 1, { 1, FLOW_STOPS, false, false, 0 } },
-	{ "ud2: stops", { 0x0f, 0x0b }, 2, { 2, FLOW_STOPS, false, false, 0 } },
-	{ "int3: stops", { 0xcc }, 1, { 1, FLOW_STOPS, false, false, 0 } },
-	{ "jz rel8: a branch", { 0x74, 0x05 }, 2, { 2, FLOW_BRANCH, true, false, 0x1007 } },
+	{ "mov: on", { 0x48, 0x89, 0xd6 }, 3, { 3, FLOW_ON, false, false, 0, false } },
+	{ "syscall: on, the kernel returns", { 0x0f, 0x05 }, 2, { 2, FLOW_ON, false, false, 0, false } },
+	{ "ret: returns", { 0xc3 }, 1, { 1, FLOW_RETURNS, false, false, 0, false } },
+	{ "ud2: stops", { 0x0f, 0x0b }, 2, { 2, FLOW_STOPS, false, false, 0, false } },
+	{ "int3: stops", { 0xcc }, 1, { 1, FLOW_STOPS, false, false, 0, false } },
+	{ "jz rel8: a branch", { 0x74, 0x05 }, 2, { 2, FLOW_BRANCH, true, false, 0x1007, false } },
 	{ "xbegin: a branch to its abort handler", { 0xc7, 0xf8, 0x10, 0x00, 0x00, 0x00 }, 6,
-	  { 6, FLOW_BRANCH, true, false, 0x1016 } },
+	  { 6, FLOW_BRANCH, true, false, 0x1016, false } },
 	{ "jmp rel32: a jump", { 0xe9, 0x10, 0x00, 0x00, 0x00 }, 5,
-	  { 5, FLOW_JUMP, true, false, 0x1015 } },
+	  { 5, FLOW_JUMP, true, false, 0x1015, false } },
 	{ "call rel32: a call", { 0xe8, 0x10, 0x00, 0x00, 0x00 }, 5,
-	  { 5, FLOW_CALL, true, false, 0x1015 } },
+	  { 5, FLOW_CALL, true, false, 0x1015, false } },
 	{ "call through a GOT slot: the slot", { 0xff, 0x15, 0x00, 0x01, 0x00, 0x00 }, 6,
-	  { 6, FLOW_CALL, true, true, 0x1106 } },
+	  { 6, FLOW_CALL, true, true, 0x1106, false } },
 	{ "call through a register: not known", { 0xff, 0xd0 }, 2,
-	  { 2, FLOW_CALL, false, false, 0 } },
+	  { 2, FLOW_CALL, false, false, 0, false } },
 	{ "jmp through a register: not known", { 0xff, 0xe0 }, 2,
-	  { 2, FLOW_JUMP, false, false, 0 } },
+	  { 2, FLOW_JUMP, false, false, 0, false } },
+	{ "push %rax: writes [rsp]", { 0x50 }, 1, { 1, FLOW_ON, false, false, 0, true } },
+	{ "mov %rax, (%rsp): writes [rsp]", { 0x48, 0x89, 0x04, 0x24 }, 4,
+	  { 4, FLOW_ON, false, false, 0, true } },
+	{ "mov %rax, 8(%rsp): not [rsp]", { 0x48, 0x89, 0x44, 0x24, 0x08 }, 5,
+	  { 5, FLOW_ON, false, false, 0, false } },
+	{ "mov (%rsp), %rax: reads [rsp]", { 0x48, 0x8b, 0x04, 0x24 }, 4,
+	  { 4, FLOW_ON, false, false, 0, false } },
+	{ "call: its push is its callee's", { 0xe8, 0x00, 0x00, 0x00, 0x00 }, 5,
+	  { 5, FLOW_CALL, true, false, 0x1005, false } },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))
@@ -187,12 +196,13 @@ check_step(const struct step_case *c)
 	int got = probe_site_step(c->code, c->size, 0x1000, &st);
 	bool exact = got == 1 && st.length == c->step.length && st.flow == c->step.flow &&
 		     st.known == c->step.known && st.through_slot == c->step.through_slot &&
-		     (!st.known || st.to == c->step.to);
+		     (!st.known || st.to == c->step.to) && st.writes_top == c->step.writes_top;
 
 	tap_ok(exact, "step: %s", c->what);
 	if (!exact)
-		tap_diag("got %d: length %u, flow %d, known %d, slot %d, to 0x%llx", got,
-			 st.length, st.flow, st.known, st.through_slot, (unsigned long long)st.to);
+		tap_diag("got %d: length %u, flow %d, known %d, slot %d, to 0x%llx, top %d", got,
+			 st.length, st.flow, st.known, st.through_slot, (unsigned long long)st.to,
+			 st.writes_top);
 }
 
 static void

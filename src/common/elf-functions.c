@@ -2,6 +2,7 @@
 #include "config.h"
 #include "elf-functions.h"
 #include "error.h"
+#include "u64map.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -236,6 +237,54 @@ rela_symbol(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
 	return elf_strptr(elf, symsh.sh_link, sym.st_name);
 }
 
+/*
+ * Calls fn for each relocation of the file's SHT_RELA sections, with the
+ * section's header, until it returns true; returns whether one did.
+ */
+static bool
+foreach_rela(Elf *elf, bool (*fn)(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r),
+	     void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA ||
+		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		/* The data read, not the header's claim, bounds the loop. */
+		n = data->d_size / shdr.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(data, (int)i, &r) && fn(ctx, elf, &shdr, &r))
+				return true;
+		}
+	}
+	return false;
+}
+
+static void
+note_ifunc(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
+{
+	if (!u64map_find(ctx, vaddr))
+		u64map_put(ctx, vaddr, (uint64_t)(uintptr_t)name);
+}
+
+/* The GNU indirect functions of the file: resolver address -> name. */
+static void
+read_ifuncs(Elf *elf, struct u64map *ifuncs)
+{
+	u64map_init(ifuncs);
+	foreach_symbol(elf, STT_GNU_IFUNC, note_ifunc, ifuncs);
+}
+
 struct ifunc_search {
 	uint64_t resolver;
 	const char *name;
@@ -250,50 +299,96 @@ ifunc_resolved_by(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 		search->name = name;
 }
 
-/* The GNU indirect function whose resolver is at resolver, by name. */
+/*
+ * The GNU indirect function whose resolver is at resolver, by name: from
+ * ifuncs (read_ifuncs), or, when that is NULL, from the symbol tables.
+ */
 static const char *
-ifunc_named(Elf *elf, uint64_t resolver)
+ifunc_named(Elf *elf, const struct u64map *ifuncs, uint64_t resolver)
 {
 	struct ifunc_search search = { .resolver = resolver };
+	const struct u64map_slot *ifunc;
 
+	if (ifuncs) {
+		ifunc = u64map_find(ifuncs, resolver);
+		return ifunc ? (const char *)(uintptr_t)ifunc->value : NULL;
+	}
 	foreach_symbol(elf, STT_GNU_IFUNC, ifunc_resolved_by, &search);
 	return search.name;
+}
+
+/* What relocation r of the section with header sh says its slot holds. */
+static bool
+slot_of(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r, const struct u64map *ifuncs,
+	struct elf_got_slot *out)
+{
+	out->slot = r->r_offset;
+	switch (GELF_R_TYPE(r->r_info)) {
+	case R_X86_64_JUMP_SLOT:
+	case R_X86_64_GLOB_DAT:
+		out->name = rela_symbol(elf, sh, r);
+		out->bound_here = false;
+		return true;
+	case R_X86_64_IRELATIVE:
+		out->name = ifunc_named(elf, ifuncs, (uint64_t)r->r_addend);
+		out->bound_here = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct slot_search {
+	uint64_t slot;
+	struct elf_got_slot found;
+	bool any;
+};
+
+static bool
+slot_matches(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
+{
+	struct slot_search *search = ctx;
+
+	if (r->r_offset != search->slot)
+		return false;
+	search->any = slot_of(elf, sh, r, NULL, &search->found);
+	return true;
 }
 
 const char *
 elf_got_slot_symbol(Elf *elf, uint64_t slot)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
+	struct slot_search search = { .slot = slot };
 
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t i, n;
+	foreach_rela(elf, slot_matches, &search);
+	return search.any ? search.found.name : NULL;
+}
 
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA ||
-		    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
-			continue;
-		/* The data read, not the header's claim, bounds the loop. */
-		n = data->d_size / shdr.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Rela r;
-			uint64_t type;
+struct slot_walk {
+	struct u64map ifuncs;
+	void (*fn)(void *ctx, const struct elf_got_slot *s);
+	void *ctx;
+};
 
-			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
-				continue;
-			type = GELF_R_TYPE(r.r_info);
-			/* The slot of a call the file binds to its own function. */
-			if (type == R_X86_64_IRELATIVE)
-				return ifunc_named(elf, (uint64_t)r.r_addend);
-			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
-				return NULL;
-			return rela_symbol(elf, &shdr, &r);
-		}
-	}
-	return NULL;
+static bool
+slot_seen(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
+{
+	struct slot_walk *walk = ctx;
+	struct elf_got_slot s;
+
+	if (slot_of(elf, sh, r, &walk->ifuncs, &s))
+		walk->fn(walk->ctx, &s);
+	return false;
+}
+
+void
+elf_foreach_got_slot(Elf *elf, void (*fn)(void *ctx, const struct elf_got_slot *s), void *ctx)
+{
+	struct slot_walk walk = { .fn = fn, .ctx = ctx };
+
+	read_ifuncs(elf, &walk.ifuncs);
+	foreach_rela(elf, slot_seen, &walk);
+	u64map_free(&walk.ifuncs);
 }
 
 /*

@@ -58,6 +58,17 @@ Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);
  */
 const char *elf_got_slot_symbol(Elf *elf, uint64_t slot);
 
+/* A GOT slot of an x86-64 file, and the function whose address it gets. */
+struct elf_got_slot {
+	uint64_t slot;
+	const char *name;	/* NULL when its relocation names none */
+	bool bound_here;	/* R_X86_64_IRELATIVE: to this file's own code, at load */
+};
+
+/* Calls fn for every GOT slot elf_got_slot_symbol can name, in one pass. */
+void elf_foreach_got_slot(Elf *elf, void (*fn)(void *ctx, const struct elf_got_slot *s),
+			  void *ctx);
+
 /* Whether the file has a USDT probe (sys/sdt.h) of provider. */
 bool elf_has_usdt_provider(Elf *elf, const char *provider);
 

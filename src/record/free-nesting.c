@@ -50,6 +50,7 @@ named_in(const char *name, const char *const *names, size_t n)
 struct walk {
 	const struct nesting_file *file;
 	const char *free_name;
+	uint64_t entry, site;	/* the free's first byte, and its probe's */
 	struct u64map seen;	/* the instructions walked */
 	uint64_t *todo;		/* where paths start that are still to walk */
 	size_t ntodo, todo_cap;
@@ -88,11 +89,17 @@ fde_at(const struct walk *w, uint64_t vaddr)
 	return i && vaddr < fdes[i - 1].end ? &fdes[i - 1] : NULL;
 }
 
-/* A call or jump through a GOT slot reaches a function of any file, by its name. */
+/*
+ * A call or jump through a GOT slot reaches a function of any file, by
+ * its name; a string function only through a slot the file binds to its
+ * own code at load (IRELATIVE), which no other file can interpose and no
+ * lazy binding resolves.
+ */
 static enum onward
 through_slot(struct walk *w, uint64_t at, uint64_t slot)
 {
-	const char *name = elf_got_slot_symbol(w->file->elf, slot);
+	const struct u64map_slot *named = u64map_find(&w->file->slots, slot);
+	const char *name = named ? (const char *)(uintptr_t)named->value : NULL;
 	size_t rank;
 
 	if (!name)
@@ -100,8 +107,9 @@ through_slot(struct walk *w, uint64_t at, uint64_t slot)
 	if (allocator_function(name, &rank))
 		return fail(w, NESTING_ALLOCATOR, at, name);
 	/* A static program's slot can be named for the internal alias: __strchrnul. */
-	if (NAMED_IN(name, string_functions) ||
-	    (!strncmp(name, "__", 2) && NAMED_IN(name + 2, string_functions)))
+	if (u64map_find(&w->file->slots_bound_here, slot) &&
+	    (NAMED_IN(name, string_functions) ||
+	     (!strncmp(name, "__", 2) && NAMED_IN(name + 2, string_functions))))
 		return ONWARD_ON;
 	if (NAMED_IN(name, noreturn_functions))
 		return ONWARD_ENDS;
@@ -122,7 +130,8 @@ code_at(const struct walk *w, uint64_t vaddr, uint64_t *room)
 /*
  * A branch, jump or call of the instruction at at, to this file's code:
  * walked in turn, unless it is an allocator function's (the free's own
- * code only by a jump) or a PLT stub, which jumps through its slot.
+ * code only by a jump, past its probe) or a PLT stub, which jumps through
+ * its slot.
  */
 static enum onward
 to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
@@ -132,7 +141,8 @@ to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
 	struct probe_jump stub;
 	uint64_t room;
 
-	if (allocator && (call || allocator != w->free_name))
+	/* Back to the free's probe: another call of it, whose return nothing would see. */
+	if (allocator && (call || allocator != w->free_name || (to >= w->entry && to <= w->site)))
 		return fail(w, NESTING_ALLOCATOR, at, allocator);
 	code = code_at(w, to, &room);
 	if (code && probe_site_jump(code, room, to, &stub) == 1 && stub.through_slot)
@@ -166,6 +176,8 @@ walk_path(struct walk *w, uint64_t vaddr)
 		fail(w, NESTING_NO_CFI, vaddr, NULL);
 		return false;
 	}
+	bool top_written = false;
+
 	while (!u64map_find(&w->seen, vaddr)) {
 		struct probe_step s;
 		enum onward onward;
@@ -183,8 +195,14 @@ walk_path(struct walk *w, uint64_t vaddr)
 			fail(w, NESTING_UNDECODABLE, vaddr, NULL);
 			return false;
 		}
-		if (s.flow == FLOW_STOPS)
+		/* A retpoline: the return address replaced, a jump through a pointer. */
+		if (s.flow == FLOW_RETURNS && top_written) {
+			fail(w, NESTING_INDIRECT, vaddr, NULL);
+			return false;
+		}
+		if (s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
 			return true;
+		top_written = s.writes_top;
 		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s);
 		if (onward == ONWARD_FAILS)
 			return false;
@@ -210,10 +228,34 @@ note_noreturn(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 		u64map_put(ctx, vaddr, 1);
 }
 
-void
-free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+static void
+note_slot(void *ctx, const struct elf_got_slot *s)
 {
-	struct walk w = { .file = file, .out = out };
+	struct nesting_file *file = ctx;
+
+	u64map_put(&file->slots, s->slot, (uint64_t)(uintptr_t)s->name);
+	if (s->bound_here)
+		u64map_put(&file->slots_bound_here, s->slot, 1);
+}
+
+/* What every proof of the file reads: once, at the first. */
+static void
+read_file(struct nesting_file *file)
+{
+	file->nfdes = unwind_fdes_read(file->elf, &file->fdes);
+	u64map_init(&file->noreturn);
+	elf_foreach_function(file->elf, note_noreturn, &file->noreturn);
+	u64map_init(&file->slots);
+	u64map_init(&file->slots_bound_here);
+	elf_foreach_got_slot(file->elf, note_slot, file);
+	file->read = true;
+}
+
+void
+free_nesting_prove(struct nesting_file *file, uint64_t vaddr, uint64_t site,
+		   struct nesting_proof *out)
+{
+	struct walk w = { .file = file, .entry = vaddr, .site = site, .out = out };
 	bool proven = true;
 
 	*out = (struct nesting_proof){ .why = NESTING_NONE };
@@ -221,12 +263,8 @@ free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_pro
 		fail(&w, NESTING_NO_DECODER, vaddr, NULL);
 		return;
 	}
-	if (!file->read) {
-		file->nfdes = unwind_fdes_read(file->elf, &file->fdes);
-		u64map_init(&file->noreturn);
-		elf_foreach_function(file->elf, note_noreturn, &file->noreturn);
-		file->read = true;
-	}
+	if (!file->read)
+		read_file(file);
 	w.free_name = file->allocator_at(file->ctx, vaddr);
 	u64map_init(&w.seen);
 	w.todo = xgrow(NULL, &w.todo_cap, 1, sizeof(*w.todo));
@@ -243,6 +281,8 @@ nesting_file_release(struct nesting_file *file)
 	if (!file->read)
 		return;
 	u64map_free(&file->noreturn);
+	u64map_free(&file->slots);
+	u64map_free(&file->slots_bound_here);
 	free(file->fdes);
 	file->read = false;
 }
@@ -250,7 +290,8 @@ nesting_file_release(struct nesting_file *file)
 #else
 
 void
-free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out)
+free_nesting_prove(struct nesting_file *file, uint64_t vaddr, uint64_t site,
+		   struct nesting_proof *out)
 {
 	*out = (struct nesting_proof){ .why = NESTING_NO_CFI, .at = vaddr };
 }

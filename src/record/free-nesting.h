@@ -8,8 +8,9 @@
  * direct calls and jumps into the callee, a call through a GOT slot by
  * the slot's symbol, and the end of a path where a call is the last
  * instruction its FDE covers (the callee never returns).  Anything it
- * cannot follow (an indirect call or jump, a function of another file but
- * the C library's memory functions, code without CFI) keeps the return.
+ * cannot follow (an indirect call or jump, a retpoline's ret, a function
+ * of another file but the C library's string functions, code without
+ * CFI, a jump back to the free's probe) keeps the return.
  */
 #ifndef MEMSUP_FREE_NESTING_H
 #define MEMSUP_FREE_NESTING_H
@@ -37,6 +38,8 @@ struct nesting_file {
 	struct unwind_fde *fdes;	/* of its .eh_frame, sorted */
 	size_t nfdes;
 	struct u64map noreturn;		/* the functions that never return, by address */
+	struct u64map slots;		/* GOT slot -> the name of the function it gets, or 0 */
+	struct u64map slots_bound_here;	/* the IRELATIVE ones among them */
 };
 
 /* Why a free keeps its return probe. */
@@ -65,10 +68,11 @@ struct nesting_proof {
 #define NESTING_INSNS_MAX_TEXT "100,000"
 
 /*
- * Proves that the free at vaddr (a function of the file) makes no nested
- * allocator call, or says why it cannot (out->why).
+ * Proves that the free at vaddr (a function of the file), probed at site,
+ * makes no nested allocator call, or says why it cannot (out->why).
  */
-void free_nesting_prove(struct nesting_file *file, uint64_t vaddr, struct nesting_proof *out);
+void free_nesting_prove(struct nesting_file *file, uint64_t vaddr, uint64_t site,
+			struct nesting_proof *out);
 /* Frees what the proofs read of the file. */
 void nesting_file_release(struct nesting_file *file);
 

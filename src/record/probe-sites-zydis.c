@@ -367,6 +367,29 @@ relative_target(const struct insn *in, uint64_t vaddr, uint64_t *to)
 	return false;
 }
 
+/*
+ * Whether the instruction writes the word at [rsp]: a push, or a store to
+ * (%rsp).  A call's push is its callee's to pop.
+ */
+static bool
+writes_top(const struct insn *in)
+{
+	size_t k;
+
+	if (in->i.meta.category == ZYDIS_CATEGORY_PUSH)
+		return true;
+	for (k = 0; k < in->i.operand_count_visible; k++) {
+		const ZydisDecodedOperand *o = &in->op[k];
+
+		if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    full_register(o->mem.base) == ZYDIS_REGISTER_RSP &&
+		    o->mem.index == ZYDIS_REGISTER_NONE && !o->mem.disp.value)
+			return true;
+	}
+	return false;
+}
+
 int
 probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_step *s)
 {
@@ -375,7 +398,8 @@ probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_s
 
 	if (!decode(code, size, &in))
 		return 0;
-	*s = (struct probe_step){ .length = in.i.length, .flow = FLOW_ON };
+	*s = (struct probe_step){ .length = in.i.length, .flow = FLOW_ON,
+				  .writes_top = writes_top(&in) };
 	switch (in.i.mnemonic) {
 	case ZYDIS_MNEMONIC_UD0:
 	case ZYDIS_MNEMONIC_UD1:
@@ -389,7 +413,7 @@ probe_site_step(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_s
 	}
 	switch (in.i.meta.category) {
 	case ZYDIS_CATEGORY_RET:
-		s->flow = FLOW_STOPS;
+		s->flow = FLOW_RETURNS;
 		return 1;
 	case ZYDIS_CATEGORY_CALL:
 	case ZYDIS_CATEGORY_UNCOND_BR:

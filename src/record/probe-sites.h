@@ -105,7 +105,8 @@ int probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 /* Where the instruction a walk of the code is at lets it go. */
 enum probe_flow {
 	FLOW_ON,	/* to the next instruction */
-	FLOW_STOPS,	/* nowhere: ret, ud2, hlt, int3 */
+	FLOW_STOPS,	/* nowhere: ud2, hlt, int3 */
+	FLOW_RETURNS,	/* to the return address at [rsp]: ret */
 	FLOW_BRANCH,	/* to the target, or the next instruction (a Jcc) */
 	FLOW_JUMP,	/* to the target */
 	FLOW_CALL,	/* to the target, then the next instruction when it returns */
@@ -117,6 +118,7 @@ struct probe_step {
 	bool known;		/* to is known: a relative target or a GOT slot */
 	bool through_slot;	/* through a pointer at a RIP-relative address: to is its address */
 	uint64_t to;
+	bool writes_top;	/* writes [rsp], where a ret takes its address: a push, a store */
 };
 
 /*

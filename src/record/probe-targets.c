@@ -488,14 +488,14 @@ allocator_holding(const void *ctx, uint64_t vaddr)
 static void
 prove_free(const struct elf_scan *scan, struct nesting_file *file,
 	   const struct found_function *f, const struct probe_plan *plan,
-	   struct nesting_proof *proof)
+	   const struct probe_site *site, struct nesting_proof *proof)
 {
 	if (plan->free_returns)
 		*proof = (struct nesting_proof){ .why = NESTING_ASKED };
 	else if (!scan->image)
 		*proof = (struct nesting_proof){ .why = NESTING_UNDECODABLE, .at = f->vaddr };
 	else
-		free_nesting_prove(file, f->vaddr, proof);
+		free_nesting_prove(file, f->vaddr, f->vaddr + site->offset, proof);
 }
 
 static void
@@ -510,7 +510,7 @@ add_call(struct probe_target *t, const struct elf_scan *scan, struct nesting_fil
 	c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
 	c->is_free = MS_SHAPE_CALL(f->shape) == MS_CALL_FREE;
 	if (c->is_free) {
-		prove_free(scan, file, f, plan, &c->nesting);
+		prove_free(scan, file, f, plan, &c->site, &c->nesting);
 		if (c->nesting.why == NESTING_NONE)
 			c->shape |= MS_SHAPE(0, 0, 0, 0, MS_SHAPE_ENTRY_ONLY);
 	}
