@@ -143,13 +143,35 @@ static const struct jump_case {
 	  { ENDBR64, 0xff, 0xe0 }, 6, 0, { 0 } },
 	{ "a jmp through memory not RIP-relative is not",
 	  { 0xff, 0x24, 0x25, 0x00, 0x10, 0x00, 0x00 }, 7, 0, { 0 } },
-	{ "an instruction before the jmp",
+	{ "an instruction before the jmp (a forwarder's move: see forwards)",
 	  { ENDBR64, 0x48, 0x89, 0xd6, 0xe9, 0x00, 0x00, 0x00, 0x00 }, 12, 0, { 0 } },
 	{ "a jmp cut short by the symbol's end",
 	  { ENDBR64, 0xe9, 0x00, 0x00, 0x00, 0x00 }, 8, 0, { 0 } },
 };
 
 #define N_JUMPS (sizeof(jumps) / sizeof(jumps[0]))
+
+/* Forwarders whose record reads %rdi alone (a free's), loaded at 0x1000. */
+static const struct jump_case forwards[] = {
+	{ "libstdc++'s sized aligned delete: endbr64; mov %rdx,%rsi; jmp",
+	  { ENDBR64, 0x48, 0x89, 0xd6, 0xe9, 0x10, 0x00, 0x00, 0x00 }, 12, 1,
+	  { 7, false, 0x101c } },
+	{ "two moves, one to a 32-bit register",
+	  { 0x89, 0xd6, 0x48, 0x89, 0xc8, 0xeb, 0xfe }, 7, 1, { 5, false, 0x1005 } },
+	{ "a move to %rdi, which the record reads, is not",
+	  { ENDBR64, 0x48, 0x89, 0xf7, 0xe9, 0x00, 0x00, 0x00, 0x00 }, 12, 0, { 0 } },
+	{ "a move to %edi neither",
+	  { 0x89, 0xf7, 0xeb, 0xfe }, 4, 0, { 0 } },
+	{ "a move to %rsp neither",
+	  { 0x48, 0x89, 0xc4, 0xeb, 0xfe }, 5, 0, { 0 } },
+	{ "a load from memory neither",
+	  { 0x48, 0x8b, 0x36, 0xeb, 0xfe }, 5, 0, { 0 } },
+	{ "five moves are more than a forwarder makes",
+	  { 0x89, 0xd6, 0x89, 0xd6, 0x89, 0xd6, 0x89, 0xd6, 0x89, 0xd6, 0xeb, 0xfe }, 12, 0,
+	  { 0 } },
+};
+
+#define N_FORWARDS (sizeof(forwards) / sizeof(forwards[0]))
 
 /* One instruction at 0x1000, and where a walk of the code goes from it. */
 static const struct step_case {
@@ -206,15 +228,16 @@ check_step(const struct step_case *c)
 }
 
 static void
-check_jump(const struct jump_case *c)
+check_jump(const struct jump_case *c, bool forward)
 {
 	struct probe_jump j = { 0 };
-	int got = probe_site_jump(c->code, c->size, 0x1000, &j);
+	int got = forward ? probe_site_forward(c->code, c->size, 0x1000, RDI, &j) :
+			    probe_site_jump(c->code, c->size, 0x1000, &j);
 	bool exact = got == c->want && (!got || (j.at == c->jump.at &&
 						 j.through_slot == c->jump.through_slot &&
 						 j.to == c->jump.to));
 
-	tap_ok(exact, "jump: %s", c->what);
+	tap_ok(exact, "%s: %s", forward ? "forward" : "jump", c->what);
 	if (!exact)
 		tap_diag("got %d: +%u, slot %d, to 0x%llx", got, j.at, j.through_slot,
 			 (unsigned long long)j.to);
@@ -245,11 +268,13 @@ main(void)
 	char text[64];
 	size_t i;
 
-	tap_plan(N_CASES + N_JUMPS + N_STEPS + 5);
+	tap_plan(N_CASES + N_JUMPS + N_FORWARDS + N_STEPS + 5);
 	for (i = 0; i < N_CASES; i++)
 		check_case(&cases[i]);
 	for (i = 0; i < N_JUMPS; i++)
-		check_jump(&jumps[i]);
+		check_jump(&jumps[i], false);
+	for (i = 0; i < N_FORWARDS; i++)
+		check_jump(&forwards[i], true);
 	for (i = 0; i < N_STEPS; i++)
 		check_step(&steps[i]);
 	tap_eq_i64(probe_site_step((const uint8_t *)"\x06", 1, 0x1000, &(struct probe_step){ 0 }),

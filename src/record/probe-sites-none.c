@@ -31,6 +31,13 @@ probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_j
 }
 
 int
+probe_site_forward(const uint8_t *code, size_t size, uint64_t vaddr, unsigned int args,
+		   struct probe_jump *out)
+{
+	return -ENOTSUP;
+}
+
+int
 probe_site_branches(const uint8_t *code, size_t size, uint64_t vaddr,
 		    bool (*each)(void *ctx, const struct probe_branch *b), void *ctx)
 {

@@ -286,8 +286,32 @@ branch_target(const struct insn *in, uint64_t vaddr, struct probe_branch *b)
 	return true;
 }
 
-int
-probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_jump *j)
+/* A mov from a register to a general register that is not %rsp nor one of args. */
+static bool
+harmless_move(const struct insn *in, unsigned int args)
+{
+	ZydisRegister to;
+	size_t n;
+
+	if (in->i.mnemonic != ZYDIS_MNEMONIC_MOV || in->i.operand_count_visible != 2 ||
+	    in->op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    in->op[1].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    (ZydisRegisterGetClass(in->op[0].reg.value) != ZYDIS_REGCLASS_GPR64 &&
+	     ZydisRegisterGetClass(in->op[0].reg.value) != ZYDIS_REGCLASS_GPR32))
+		return false;
+	to = full_register(in->op[0].reg.value);
+	if (to == ZYDIS_REGISTER_RSP)
+		return false;
+	for (n = 1; n < N_ARG_REGS; n++)
+		if ((args & 1U << n) && to == arg_regs[n])
+			return false;
+	return true;
+}
+
+/* The first instruction after an optional endbr64 and at most moves harmless moves. */
+static int
+jump_after(const uint8_t *code, size_t size, uint64_t vaddr, unsigned int args,
+	   unsigned int moves, struct probe_jump *j)
 {
 	struct probe_branch b;
 	struct insn in;
@@ -300,12 +324,30 @@ probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_j
 		if (!decode(code + at, size - at, &in))
 			return 0;
 	}
+	for (; moves && harmless_move(&in, args); moves--) {
+		at += in.i.length;
+		if (!decode(code + at, size - at, &in))
+			return 0;
+	}
 	if (in.i.mnemonic != ZYDIS_MNEMONIC_JMP || !branch_target(&in, vaddr + at, &b))
 		return 0;
 	j->at = (uint32_t)at;
 	j->through_slot = b.through_slot;
 	j->to = b.to;
 	return 1;
+}
+
+int
+probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr, struct probe_jump *j)
+{
+	return jump_after(code, size, vaddr, 0, 0, j);
+}
+
+int
+probe_site_forward(const uint8_t *code, size_t size, uint64_t vaddr, unsigned int args,
+		   struct probe_jump *j)
+{
+	return jump_after(code, size, vaddr, args, PROBE_FORWARD_MOVES, j);
 }
 
 int

@@ -83,6 +83,18 @@ struct probe_jump {
 int probe_site_jump(const uint8_t *code, size_t size, uint64_t vaddr,
 		    struct probe_jump *out);
 
+/* The moves a forwarder may make before its jump: libstdc++'s take one. */
+#define PROBE_FORWARD_MOVES 4
+
+/*
+ * As probe_site_jump, but up to PROBE_FORWARD_MOVES moves from a register
+ * to another may come before the jmp, none to %rsp or to an argument in
+ * args (bit n for argument n, as probe_site_choose takes them): libstdc++'s
+ * sized aligned delete moves its alignment, which free does not read.
+ */
+int probe_site_forward(const uint8_t *code, size_t size, uint64_t vaddr, unsigned int args,
+		       struct probe_jump *out);
+
 /* A call, or a jump that leaves the function, as probe_site_branches finds it. */
 struct probe_branch {
 	uint32_t at;		/* its offset in the function */

@@ -251,15 +251,26 @@ same_record(uint64_t a, uint64_t b)
 	return (a & ~own) == (b & ~own);
 }
 
-/* The jmp of a function that only jumps on, at vaddr, size bytes long. */
-static bool
-jump_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, struct probe_jump *j)
+/* The code at vaddr, at most size bytes of it (*len), or NULL. */
+static const uint8_t *
+code_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, size_t *len)
 {
 	uint64_t offset, room;
 
 	if (!scan->image || !size || !file_bytes_at(scan, vaddr, &offset, &room))
-		return false;
-	return probe_site_jump(scan->image + offset, size < room ? size : room, vaddr, j) == 1;
+		return NULL;
+	*len = size < room ? size : room;
+	return scan->image + offset;
+}
+
+/* The jmp of a function that only jumps on, at vaddr, size bytes long. */
+static bool
+jump_at(const struct elf_scan *scan, uint64_t vaddr, uint64_t size, struct probe_jump *j)
+{
+	size_t len;
+	const uint8_t *code = code_at(scan, vaddr, size, &len);
+
+	return code && probe_site_jump(code, len, vaddr, j) == 1;
 }
 
 /* The longest PLT stub: endbr64, then bnd jmp *slot(%rip). */
@@ -288,22 +299,24 @@ target_name(const struct elf_scan *scan, bool through_slot, uint64_t to,
 }
 
 /*
- * One step of a forwarder: f only jumps to an allocator function, of this
- * file (*next), or named by the GOT slot it jumps through, directly or
- * through a PLT stub (*name; *next too when this file defines it, which
- * the dynamic linker binds unless another file interposes its own).
- * *jump is the jmp's offset in f.
+ * One step of a forwarder: f only jumps to an allocator function (after
+ * moves its record does not read), of this file (*next), or named by the
+ * GOT slot it jumps through, directly or through a PLT stub (*name; *next
+ * too when this file defines it, which the dynamic linker binds unless
+ * another file interposes its own).  *jump is the jmp's offset in f.
  */
 static bool
 forward_step(const struct elf_scan *scan, const struct found_function *f,
 	     const struct found_function **next, const char **name, uint32_t *jump)
 {
+	const uint8_t *code;
 	struct probe_jump j;
-	size_t rank;
+	size_t rank, len;
 
 	*next = NULL;
 	*name = NULL;
-	if (!f->located || !jump_at(scan, f->vaddr, f->size, &j))
+	if (!f->located || !(code = code_at(scan, f->vaddr, f->size, &len)) ||
+	    probe_site_forward(code, len, f->vaddr, shape_args(f->shape), &j) != 1)
 		return false;
 	*jump = j.at;
 	*name = target_name(scan, j.through_slot, j.to, next);
