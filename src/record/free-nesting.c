@@ -166,41 +166,55 @@ follow(struct walk *w, uint64_t at, const struct probe_step *s)
 	return to_code(w, at, s->to, s->flow == FLOW_CALL);
 }
 
+/* The instruction at vaddr, decoded within its FDE; false when it does not decode. */
+static bool
+step_at(struct walk *w, uint64_t vaddr, const struct unwind_fde *fde, struct probe_step *s)
+{
+	uint64_t room;
+	const uint8_t *code = code_at(w, vaddr, &room);
+
+	if (code && probe_site_step(code, room < fde->end - vaddr ? room : fde->end - vaddr,
+				    vaddr, s) == 1)
+		return true;
+	fail(w, NESTING_UNDECODABLE, vaddr, NULL);
+	return false;
+}
+
 /* The path from vaddr, to where it ends or meets code walked already. */
 static bool
 walk_path(struct walk *w, uint64_t vaddr)
 {
 	const struct unwind_fde *fde = fde_at(w, vaddr);
+	bool from_entry = vaddr == w->entry, top_written = false, seen;
+	struct probe_step s;
+	enum onward onward;
 
 	if (!fde) {
 		fail(w, NESTING_NO_CFI, vaddr, NULL);
 		return false;
 	}
-	bool top_written = false;
-
-	while (!u64map_find(&w->seen, vaddr)) {
-		struct probe_step s;
-		enum onward onward;
-		const uint8_t *code;
-		uint64_t room;
-
-		if (++w->out->insns > NESTING_INSNS_MAX) {
+	for (;; vaddr += s.length) {
+		/* Other code running into the free's probe: another call of it. */
+		if (!from_entry && vaddr >= w->entry && vaddr <= w->site) {
+			fail(w, NESTING_ALLOCATOR, vaddr, w->free_name);
+			return false;
+		}
+		seen = u64map_find(&w->seen, vaddr);
+		if (seen && !top_written)
+			return true;
+		if (!seen && ++w->out->insns > NESTING_INSNS_MAX) {
 			fail(w, NESTING_TOO_LONG, vaddr, NULL);
 			return false;
 		}
 		u64map_put(&w->seen, vaddr, 1);
-		code = code_at(w, vaddr, &room);
-		if (!code || probe_site_step(code, room < fde->end - vaddr ? room : fde->end - vaddr,
-					     vaddr, &s) != 1) {
-			fail(w, NESTING_UNDECODABLE, vaddr, NULL);
+		if (!step_at(w, vaddr, fde, &s))
 			return false;
-		}
 		/* A retpoline: the return address replaced, a jump through a pointer. */
 		if (s.flow == FLOW_RETURNS && top_written) {
 			fail(w, NESTING_INDIRECT, vaddr, NULL);
 			return false;
 		}
-		if (s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
+		if (seen || s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
 			return true;
 		top_written = s.writes_top;
 		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s);
@@ -216,9 +230,7 @@ walk_path(struct walk *w, uint64_t vaddr)
 			fail(w, NESTING_RUNS_ON, vaddr, NULL);
 			return false;
 		}
-		vaddr += s.length;
 	}
-	return true;
 }
 
 static void
@@ -228,11 +240,18 @@ note_noreturn(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 		u64map_put(ctx, vaddr, 1);
 }
 
+/* A slot that two relocations name is named by neither. */
 static void
 note_slot(void *ctx, const struct elf_got_slot *s)
 {
 	struct nesting_file *file = ctx;
+	uint64_t unused;
 
+	if (u64map_find(&file->slots, s->slot)) {
+		u64map_put(&file->slots, s->slot, 0);
+		u64map_remove(&file->slots_bound_here, s->slot, &unused);
+		return;
+	}
 	u64map_put(&file->slots, s->slot, (uint64_t)(uintptr_t)s->name);
 	if (s->bound_here)
 		u64map_put(&file->slots_bound_here, s->slot, 1);
