@@ -16,9 +16,9 @@
 
 /*
  * The C library's string functions read and write memory and call
- * nothing, whoever defines them.  glibc's free clears memory with memset,
- * and its error path measures its message with strlen, through slots the
- * file binds to its own functions (IRELATIVE).
+ * nothing.  glibc's free clears memory with memset, and its error path
+ * measures its message with strlen, through slots the file binds to its
+ * own functions (IRELATIVE): the only ones through_slot takes them from.
  */
 static const char *const string_functions[] = {
 	"memset", "memcpy", "memmove", "mempcpy", "memcmp", "memchr",
