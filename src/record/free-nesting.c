@@ -127,6 +127,14 @@ code_at(const struct walk *w, uint64_t vaddr, uint64_t *room)
 	return w->file->image + offset;
 }
 
+/* Code to walk from vaddr, once the paths before it have been. */
+static void
+walk_later(struct walk *w, uint64_t vaddr)
+{
+	w->todo = xgrow(w->todo, &w->todo_cap, w->ntodo + 1, sizeof(*w->todo));
+	w->todo[w->ntodo++] = vaddr;
+}
+
 /*
  * A branch, jump or call of the instruction at at, to this file's code:
  * walked in turn, unless it is an allocator function's (the free's own
@@ -144,15 +152,15 @@ to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
 	/* Back to the free's probe: another call of it, whose return nothing would see. */
 	if (allocator && (call || allocator != w->free_name || (to >= w->entry && to <= w->site)))
 		return fail(w, NESTING_ALLOCATOR, at, allocator);
+	/* Walked already: neither a stub nor a function that never returns. */
+	if (u64map_find(&w->seen, to))
+		return ONWARD_ON;
 	code = code_at(w, to, &room);
 	if (code && probe_site_jump(code, room, to, &stub) == 1 && stub.through_slot)
 		return through_slot(w, at, stub.to);
 	if (u64map_find(&w->file->noreturn, to))
 		return ONWARD_ENDS;
-	if (!u64map_find(&w->seen, to)) {
-		w->todo = xgrow(w->todo, &w->todo_cap, w->ntodo + 1, sizeof(*w->todo));
-		w->todo[w->ntodo++] = to;
-	}
+	walk_later(w, to);
 	return ONWARD_ON;
 }
 
@@ -202,11 +210,13 @@ walk_path(struct walk *w, uint64_t vaddr)
 		seen = u64map_find(&w->seen, vaddr);
 		if (seen && !top_written)
 			return true;
-		if (!seen && ++w->out->insns > NESTING_INSNS_MAX) {
-			fail(w, NESTING_TOO_LONG, vaddr, NULL);
-			return false;
+		if (!seen) {
+			if (++w->out->insns > NESTING_INSNS_MAX) {
+				fail(w, NESTING_TOO_LONG, vaddr, NULL);
+				return false;
+			}
+			u64map_put(&w->seen, vaddr, 1);
 		}
-		u64map_put(&w->seen, vaddr, 1);
 		if (!step_at(w, vaddr, fde, &s))
 			return false;
 		/* A retpoline: the return address replaced, a jump through a pointer. */
@@ -286,8 +296,7 @@ free_nesting_prove(struct nesting_file *file, uint64_t vaddr, uint64_t site,
 		read_file(file);
 	w.free_name = file->allocator_at(file->ctx, vaddr);
 	u64map_init(&w.seen);
-	w.todo = xgrow(NULL, &w.todo_cap, 1, sizeof(*w.todo));
-	w.todo[w.ntodo++] = vaddr;
+	walk_later(&w, vaddr);
 	while (proven && w.ntodo)
 		proven = walk_path(&w, w.todo[--w.ntodo]);
 	u64map_free(&w.seen);

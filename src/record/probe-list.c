@@ -126,7 +126,7 @@ print_call(int fd, const char *path, const struct probe_call *c)
 	probe_site_format(code, n > 0 ? (size_t)n : 0, c->vaddr + c->site.offset,
 			  insn, sizeof(insn));
 	verdict(c, code, n > 0 ? (size_t)n : 0, what, sizeof(what));
-	if (c->is_free)
+	if (MS_SHAPE_CALL(c->shape) == MS_CALL_FREE)
 		explain_return(&c->nesting, returns, sizeof(returns));
 	printf("%s\t%s\t+%u\t%s\t%s%s\n", path, c->name, c->site.offset, insn, what, returns);
 }

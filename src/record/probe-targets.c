@@ -521,8 +521,7 @@ add_call(struct probe_target *t, const struct elf_scan *scan, struct nesting_fil
 	place_probe(scan, f, scan->image ? scan->image + f->offset : NULL, f->room, plan->sites,
 		    &c->site);
 	c->shape = f->shape | own_code(p, f->vaddr + c->site.offset, f->shape);
-	c->is_free = MS_SHAPE_CALL(f->shape) == MS_CALL_FREE;
-	if (c->is_free) {
+	if (MS_SHAPE_CALL(f->shape) == MS_CALL_FREE) {
 		prove_free(scan, file, f, plan, &c->site, &c->nesting);
 		if (c->nesting.why == NESTING_NONE)
 			c->shape |= MS_SHAPE(0, 0, 0, 0, MS_SHAPE_ENTRY_ONLY);

@@ -24,8 +24,7 @@ struct probe_call {
 	uint64_t entry;		/* the function's first byte: file offset */
 	uint64_t vaddr;		/* and address */
 	struct probe_site site;	/* offset is entry + site.offset */
-	bool is_free;		/* a free: then whether it needs its return probe */
-	struct nesting_proof nesting;
+	struct nesting_proof nesting;	/* a free's: whether it needs its return probe */
 	char *name;
 };
 
