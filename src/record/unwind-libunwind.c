@@ -57,7 +57,9 @@ struct unwind_input {
 /*
  * A past unwind: libunwind is deterministic, so a copy with the same
  * values at every place that unwind read gives the same frames, whatever
- * else differs (locals, loop counters in registers).
+ * else differs (locals, loop counters in registers).  A slot keeps its
+ * arrays when another unwind takes it: two hot stacks that share a slot
+ * replace each other on every record, and must not allocate each time.
  */
 struct unwind_memo {
 	uint32_t generation, max;
@@ -66,6 +68,7 @@ struct unwind_memo {
 	struct unwind_input *inputs;
 	uint32_t ninputs, nframes;
 	uint64_t *frames;
+	size_t inputs_cap, frames_cap;
 };
 #define MEMO_SLOTS		1024
 
@@ -375,16 +378,18 @@ static void
 memo_keep(struct unwind_memo *m, const struct unwinder *u, uint32_t max,
 	  const uint64_t *frames, uint32_t n)
 {
-	free(m->inputs);
-	free(m->frames);
-	*m = (struct unwind_memo){
-		.generation = u->generation, .max = max,
-		.ip = u->copy->regs.ip, .sp = u->copy->regs.sp, .base = u->copy->base,
-		.outside_end = u->outside_end, .ninputs = u->ninputs, .nframes = n,
-	};
-	m->inputs = xreallocarray(NULL, u->ninputs ? u->ninputs : 1, sizeof(*m->inputs));
+	m->inputs = xgrow(m->inputs, &m->inputs_cap, u->ninputs ? u->ninputs : 1,
+			  sizeof(*m->inputs));
+	m->frames = xgrow(m->frames, &m->frames_cap, n, sizeof(*m->frames));
+	m->generation = u->generation;
+	m->max = max;
+	m->ip = u->copy->regs.ip;
+	m->sp = u->copy->regs.sp;
+	m->base = u->copy->base;
+	m->outside_end = u->outside_end;
+	m->ninputs = u->ninputs;
+	m->nframes = n;
 	memcpy(m->inputs, u->inputs, u->ninputs * sizeof(*m->inputs));
-	m->frames = xreallocarray(NULL, n, sizeof(*m->frames));
 	memcpy(m->frames, frames, n * sizeof(*frames));
 }
 
