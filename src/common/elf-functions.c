@@ -285,110 +285,83 @@ read_ifuncs(Elf *elf, struct u64map *ifuncs)
 	foreach_symbol(elf, STT_GNU_IFUNC, note_ifunc, ifuncs);
 }
 
-struct ifunc_search {
-	uint64_t resolver;
-	const char *name;
-};
-
-static void
-ifunc_resolved_by(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
-{
-	struct ifunc_search *search = ctx;
-
-	if (vaddr == search->resolver && !search->name)
-		search->name = name;
-}
-
-/*
- * The GNU indirect function whose resolver is at resolver, by name: from
- * ifuncs (read_ifuncs), or, when that is NULL, from the symbol tables.
- */
-static const char *
-ifunc_named(Elf *elf, const struct u64map *ifuncs, uint64_t resolver)
-{
-	struct ifunc_search search = { .resolver = resolver };
-	const struct u64map_slot *ifunc;
-
-	if (ifuncs) {
-		ifunc = u64map_find(ifuncs, resolver);
-		return ifunc ? (const char *)(uintptr_t)ifunc->value : NULL;
-	}
-	foreach_symbol(elf, STT_GNU_IFUNC, ifunc_resolved_by, &search);
-	return search.name;
-}
-
 /* What relocation r of the section with header sh says its slot holds. */
 static bool
 slot_of(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r, const struct u64map *ifuncs,
-	struct elf_got_slot *out)
+	const char **name, bool *bound_here)
 {
-	out->slot = r->r_offset;
+	const struct u64map_slot *ifunc;
+
 	switch (GELF_R_TYPE(r->r_info)) {
 	case R_X86_64_JUMP_SLOT:
 	case R_X86_64_GLOB_DAT:
-		out->name = rela_symbol(elf, sh, r);
-		out->bound_here = false;
+		*name = rela_symbol(elf, sh, r);
+		*bound_here = false;
 		return true;
 	case R_X86_64_IRELATIVE:
-		out->name = ifunc_named(elf, ifuncs, (uint64_t)r->r_addend);
-		out->bound_here = true;
+		ifunc = u64map_find(ifuncs, (uint64_t)r->r_addend);
+		*name = ifunc ? (const char *)(uintptr_t)ifunc->value : NULL;
+		*bound_here = true;
 		return true;
 	default:
 		return false;
 	}
 }
 
-struct slot_search {
-	uint64_t slot;
-	struct elf_got_slot found;
-	bool any;
-};
-
-static bool
-slot_matches(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
-{
-	struct slot_search *search = ctx;
-
-	if (r->r_offset != search->slot)
-		return false;
-	search->any = slot_of(elf, sh, r, NULL, &search->found);
-	return true;
-}
-
-const char *
-elf_got_slot_symbol(Elf *elf, uint64_t slot)
-{
-	struct slot_search search = { .slot = slot };
-
-	foreach_rela(elf, slot_matches, &search);
-	return search.any ? search.found.name : NULL;
-}
-
-struct slot_walk {
+struct slot_reading {
+	struct elf_got_names *got;
 	struct u64map ifuncs;
-	void (*fn)(void *ctx, const struct elf_got_slot *s);
-	void *ctx;
 };
 
+/* A slot that two relocations name is named by neither. */
 static bool
-slot_seen(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
+note_slot(void *ctx, Elf *elf, const GElf_Shdr *sh, const GElf_Rela *r)
 {
-	struct slot_walk *walk = ctx;
-	struct elf_got_slot s;
+	struct slot_reading *reading = ctx;
+	struct elf_got_names *g = reading->got;
+	const char *name;
+	bool bound_here;
+	uint64_t unused;
 
-	if (slot_of(elf, sh, r, &walk->ifuncs, &s))
-		walk->fn(walk->ctx, &s);
+	if (!slot_of(elf, sh, r, &reading->ifuncs, &name, &bound_here))
+		return false;
+	if (u64map_find(&g->names, r->r_offset)) {
+		u64map_put(&g->names, r->r_offset, 0);
+		u64map_remove(&g->bound_here, r->r_offset, &unused);
+		return false;
+	}
+	u64map_put(&g->names, r->r_offset, (uint64_t)(uintptr_t)name);
+	if (bound_here)
+		u64map_put(&g->bound_here, r->r_offset, 1);
 	return false;
 }
 
 void
-elf_foreach_got_slot(Elf *elf, void (*fn)(void *ctx, const struct elf_got_slot *s), void *ctx)
+elf_got_names_read(Elf *elf, struct elf_got_names *g)
 {
-	struct slot_walk walk = { .fn = fn, .ctx = ctx };
+	struct slot_reading reading = { .got = g };
 
-	read_ifuncs(elf, &walk.ifuncs);
-	foreach_rela(elf, slot_seen, &walk);
-	u64map_free(&walk.ifuncs);
+	u64map_init(&g->names);
+	u64map_init(&g->bound_here);
+	read_ifuncs(elf, &reading.ifuncs);
+	foreach_rela(elf, note_slot, &reading);
+	u64map_free(&reading.ifuncs);
+}
+
+const char *
+elf_got_name(const struct elf_got_names *g, uint64_t slot, bool *bound_here)
+{
+	const struct u64map_slot *named = u64map_find(&g->names, slot);
+
+	*bound_here = u64map_find(&g->bound_here, slot) != NULL;
+	return named ? (const char *)(uintptr_t)named->value : NULL;
+}
+
+void
+elf_got_names_free(struct elf_got_names *g)
+{
+	u64map_free(&g->names);
+	u64map_free(&g->bound_here);
 }
 
 /*

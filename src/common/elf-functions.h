@@ -3,6 +3,8 @@
 #ifndef MEMSUP_ELF_FUNCTIONS_H
 #define MEMSUP_ELF_FUNCTIONS_H
 
+#include "u64map.h"
+
 #include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,24 +52,24 @@ bool elf_mapping_bias(const GElf_Phdr *loads, size_t n, uint64_t start,
 Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);
 
 /*
- * The name of the symbol whose address the dynamic linker writes into the
- * GOT slot at address slot of an x86-64 file (its R_X86_64_JUMP_SLOT or
- * R_X86_64_GLOB_DAT relocation), or NULL when no such relocation names one;
- * for an R_X86_64_IRELATIVE slot, the GNU indirect function its resolver
- * defines.
+ * The GOT slots of an x86-64 file, each named by its relocation: the
+ * symbol whose address the dynamic linker writes there (R_X86_64_JUMP_SLOT,
+ * R_X86_64_GLOB_DAT), or the GNU indirect function whose resolver an
+ * R_X86_64_IRELATIVE slot gets.  Read in one pass over the relocations;
+ * the names point into the file's string tables.
  */
-const char *elf_got_slot_symbol(Elf *elf, uint64_t slot);
-
-/* A GOT slot of an x86-64 file, and the function whose address it gets. */
-struct elf_got_slot {
-	uint64_t slot;
-	const char *name;	/* NULL when its relocation names none */
-	bool bound_here;	/* R_X86_64_IRELATIVE: to this file's own code, at load */
+struct elf_got_names {
+	struct u64map names;		/* slot -> const char *; 0: two relocations name it */
+	struct u64map bound_here;	/* the IRELATIVE slots: this file's own code, at load */
 };
 
-/* Calls fn for every GOT slot elf_got_slot_symbol can name, in one pass. */
-void elf_foreach_got_slot(Elf *elf, void (*fn)(void *ctx, const struct elf_got_slot *s),
-			  void *ctx);
+void elf_got_names_read(Elf *elf, struct elf_got_names *g);
+/*
+ * The name of the function the slot at address slot gets, or NULL when
+ * no relocation names one, or two do; *bound_here when it is IRELATIVE.
+ */
+const char *elf_got_name(const struct elf_got_names *g, uint64_t slot, bool *bound_here);
+void elf_got_names_free(struct elf_got_names *g);
 
 /* Whether the file has a USDT probe (sys/sdt.h) of provider. */
 bool elf_has_usdt_provider(Elf *elf, const char *provider);

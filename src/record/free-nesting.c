@@ -98,8 +98,8 @@ fde_at(const struct walk *w, uint64_t vaddr)
 static enum onward
 through_slot(struct walk *w, uint64_t at, uint64_t slot)
 {
-	const struct u64map_slot *named = u64map_find(&w->file->slots, slot);
-	const char *name = named ? (const char *)(uintptr_t)named->value : NULL;
+	bool bound_here;
+	const char *name = elf_got_name(w->file->got, slot, &bound_here);
 	size_t rank;
 
 	if (!name)
@@ -107,7 +107,7 @@ through_slot(struct walk *w, uint64_t at, uint64_t slot)
 	if (allocator_function(name, &rank))
 		return fail(w, NESTING_ALLOCATOR, at, name);
 	/* A static program's slot can be named for the internal alias: __strchrnul. */
-	if (u64map_find(&w->file->slots_bound_here, slot) &&
+	if (bound_here &&
 	    (NAMED_IN(name, string_functions) ||
 	     (!strncmp(name, "__", 2) && NAMED_IN(name + 2, string_functions))))
 		return ONWARD_ON;
@@ -250,23 +250,6 @@ note_noreturn(void *ctx, const char *name, uint64_t vaddr, uint64_t size)
 		u64map_put(ctx, vaddr, 1);
 }
 
-/* A slot that two relocations name is named by neither. */
-static void
-note_slot(void *ctx, const struct elf_got_slot *s)
-{
-	struct nesting_file *file = ctx;
-	uint64_t unused;
-
-	if (u64map_find(&file->slots, s->slot)) {
-		u64map_put(&file->slots, s->slot, 0);
-		u64map_remove(&file->slots_bound_here, s->slot, &unused);
-		return;
-	}
-	u64map_put(&file->slots, s->slot, (uint64_t)(uintptr_t)s->name);
-	if (s->bound_here)
-		u64map_put(&file->slots_bound_here, s->slot, 1);
-}
-
 /* What every proof of the file reads: once, at the first. */
 static void
 read_file(struct nesting_file *file)
@@ -274,9 +257,6 @@ read_file(struct nesting_file *file)
 	file->nfdes = unwind_fdes_read(file->elf, &file->fdes);
 	u64map_init(&file->noreturn);
 	elf_foreach_function(file->elf, note_noreturn, &file->noreturn);
-	u64map_init(&file->slots);
-	u64map_init(&file->slots_bound_here);
-	elf_foreach_got_slot(file->elf, note_slot, file);
 	file->read = true;
 }
 
@@ -309,8 +289,6 @@ nesting_file_release(struct nesting_file *file)
 	if (!file->read)
 		return;
 	u64map_free(&file->noreturn);
-	u64map_free(&file->slots);
-	u64map_free(&file->slots_bound_here);
 	free(file->fdes);
 	file->read = false;
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct elf_got_names;
 struct unwind_fde;
 
 /* The file a proof reads, and what it knows of it. */
@@ -33,13 +34,12 @@ struct nesting_file {
 	/* The name of the allocator function whose code holds vaddr, or NULL. */
 	const char *(*allocator_at)(const void *ctx, uint64_t vaddr);
 	const void *ctx;
+	const struct elf_got_names *got;	/* its GOT slots, named */
 	/* Read by the first proof, for the others of the file: */
 	bool read;
 	struct unwind_fde *fdes;	/* of its .eh_frame, sorted */
 	size_t nfdes;
 	struct u64map noreturn;		/* the functions that never return, by address */
-	struct u64map slots;		/* GOT slot -> the name of the function it gets, or 0 */
-	struct u64map slots_bound_here;	/* the IRELATIVE ones among them */
 };
 
 /* Why a free keeps its return probe. */

@@ -53,6 +53,7 @@ struct elf_scan {
 	uint64_t file_size;		/* how many of them can be read */
 	bool python;			/* defines PyObject_Malloc */
 	bool cxx_runtime;		/* defines std::get_new_handler */
+	struct elf_got_names got;	/* read when the file has allocator functions */
 };
 
 /* Keeps one name per address: .symtab and .dynsym repeat each other. */
@@ -286,16 +287,17 @@ target_name(const struct elf_scan *scan, bool through_slot, uint64_t to,
 	    const struct found_function **found)
 {
 	struct probe_jump j;
+	bool bound_here;
 
 	*found = NULL;
 	if (through_slot)
-		return elf_got_slot_symbol(scan->elf, to);
+		return elf_got_name(&scan->got, to, &bound_here);
 	*found = found_at(scan, to);
 	if (*found)
 		return (*found)->name;
 	if (!jump_at(scan, to, PLT_STUB_MAX, &j) || !j.through_slot)
 		return NULL;
-	return elf_got_slot_symbol(scan->elf, j.to);
+	return elf_got_name(&scan->got, j.to, &bound_here);
 }
 
 /*
@@ -537,10 +539,12 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 {
 	struct nesting_file file = {
 		.elf = scan->elf, .image = scan->image, .bytes_at = scan_bytes_at,
-		.allocator_at = allocator_holding, .ctx = scan,
+		.allocator_at = allocator_holding, .ctx = scan, .got = &scan->got,
 	};
 	size_t i;
 
+	if (scan->nfound)
+		elf_got_names_read(scan->elf, &scan->got);
 	for (i = 0; i < scan->nfound; i++)
 		locate(scan, &scan->found[i]);
 	t->calls = xcalloc(scan->nfound, sizeof(*t->calls));
@@ -559,6 +563,7 @@ fill_target(struct probe_target *t, struct elf_scan *scan, const struct probe_pl
 			add_call(t, scan, &file, f, plan);
 	}
 	nesting_file_release(&file);
+	elf_got_names_free(&scan->got);
 }
 
 int
