@@ -47,15 +47,45 @@ named_in(const char *name, const char *const *names, size_t n)
 
 #define NAMED_IN(name, names) named_in(name, names, sizeof(names) / sizeof(names[0]))
 
+/*
+ * Where a path starts, and whether the return address was written just
+ * before: a jump leaves the stack as it is, so a retpoline may push, jump,
+ * then return.
+ */
+struct path {
+	uint64_t vaddr;
+	bool top_written;
+};
+
 struct walk {
 	const struct nesting_file *file;
 	const char *free_name;
 	uint64_t entry, site;	/* the free's first byte, and its probe's */
-	struct u64map seen;	/* the instructions walked */
-	uint64_t *todo;		/* where paths start that are still to walk */
+	struct u64map seen;	/* the instructions walked: their WALKED_* */
+	struct path *todo;	/* the paths still to walk */
 	size_t ntodo, todo_cap;
 	struct nesting_proof *out;
 };
+
+/* How an instruction was walked: each at most once in each state. */
+enum {
+	WALKED = 1,
+	WALKED_TOP_WRITTEN = 2,	/* just after the return address was written */
+};
+
+static uint64_t
+walked_as(bool top_written)
+{
+	return top_written ? WALKED_TOP_WRITTEN : WALKED;
+}
+
+static bool
+walked(const struct walk *w, uint64_t vaddr, bool top_written)
+{
+	const struct u64map_slot *seen = u64map_find(&w->seen, vaddr);
+
+	return seen && (seen->value & walked_as(top_written));
+}
 
 /* Where a path goes from a call or jump the walk has followed. */
 enum onward {
@@ -116,6 +146,16 @@ through_slot(struct walk *w, uint64_t at, uint64_t slot)
 	return fail(w, NESTING_OTHER_FILE, at, name);
 }
 
+/*
+ * A function of any file, through its GOT slot; not by a jump just after
+ * the return address was written, where its ret would go.
+ */
+static enum onward
+follow_slot(struct walk *w, uint64_t at, uint64_t slot, bool top_written)
+{
+	return top_written ? fail(w, NESTING_INDIRECT, at, NULL) : through_slot(w, at, slot);
+}
+
 /* The code at vaddr, up to the end of its segment: NULL outside the file. */
 static const uint8_t *
 code_at(const struct walk *w, uint64_t vaddr, uint64_t *room)
@@ -129,10 +169,10 @@ code_at(const struct walk *w, uint64_t vaddr, uint64_t *room)
 
 /* Code to walk from vaddr, once the paths before it have been. */
 static void
-walk_later(struct walk *w, uint64_t vaddr)
+walk_later(struct walk *w, uint64_t vaddr, bool top_written)
 {
 	w->todo = xgrow(w->todo, &w->todo_cap, w->ntodo + 1, sizeof(*w->todo));
-	w->todo[w->ntodo++] = vaddr;
+	w->todo[w->ntodo++] = (struct path){ vaddr, top_written };
 }
 
 /*
@@ -142,7 +182,7 @@ walk_later(struct walk *w, uint64_t vaddr)
  * its slot.
  */
 static enum onward
-to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
+to_code(struct walk *w, uint64_t at, uint64_t to, bool call, bool top_written)
 {
 	const char *allocator = w->file->allocator_at(w->file->ctx, to);
 	const uint8_t *code;
@@ -153,25 +193,25 @@ to_code(struct walk *w, uint64_t at, uint64_t to, bool call)
 	if (allocator && (call || allocator != w->free_name || (to >= w->entry && to <= w->site)))
 		return fail(w, NESTING_ALLOCATOR, at, allocator);
 	/* Walked already: neither a stub nor a function that never returns. */
-	if (u64map_find(&w->seen, to))
+	if (walked(w, to, top_written))
 		return ONWARD_ON;
 	code = code_at(w, to, &room);
 	if (code && probe_site_jump(code, room, to, &stub) == 1 && stub.through_slot)
-		return through_slot(w, at, stub.to);
+		return follow_slot(w, at, stub.to, top_written);
 	if (u64map_find(&w->file->noreturn, to))
 		return ONWARD_ENDS;
-	walk_later(w, to);
+	walk_later(w, to, top_written);
 	return ONWARD_ON;
 }
 
 static enum onward
-follow(struct walk *w, uint64_t at, const struct probe_step *s)
+follow(struct walk *w, uint64_t at, const struct probe_step *s, bool top_written)
 {
 	if (!s->known)
 		return fail(w, NESTING_INDIRECT, at, NULL);
 	if (s->through_slot)
-		return through_slot(w, at, s->to);
-	return to_code(w, at, s->to, s->flow == FLOW_CALL);
+		return follow_slot(w, at, s->to, top_written);
+	return to_code(w, at, s->to, s->flow == FLOW_CALL, top_written);
 }
 
 /* The instruction at vaddr, decoded within its FDE; false when it does not decode. */
@@ -188,12 +228,14 @@ step_at(struct walk *w, uint64_t vaddr, const struct unwind_fde *fde, struct pro
 	return false;
 }
 
-/* The path from vaddr, to where it ends or meets code walked already. */
+/* The path from its start, to where it ends or meets code walked already. */
 static bool
-walk_path(struct walk *w, uint64_t vaddr)
+walk_path(struct walk *w, struct path path)
 {
+	uint64_t vaddr = path.vaddr;
 	const struct unwind_fde *fde = fde_at(w, vaddr);
-	bool from_entry = vaddr == w->entry, top_written = false, seen;
+	bool from_entry = vaddr == w->entry, top_written = path.top_written;
+	const struct u64map_slot *seen;
 	struct probe_step s;
 	enum onward onward;
 
@@ -207,16 +249,14 @@ walk_path(struct walk *w, uint64_t vaddr)
 			fail(w, NESTING_ALLOCATOR, vaddr, w->free_name);
 			return false;
 		}
-		seen = u64map_find(&w->seen, vaddr);
-		if (seen && !top_written)
+		if (walked(w, vaddr, top_written))
 			return true;
-		if (!seen) {
-			if (++w->out->insns > NESTING_INSNS_MAX) {
-				fail(w, NESTING_TOO_LONG, vaddr, NULL);
-				return false;
-			}
-			u64map_put(&w->seen, vaddr, 1);
+		seen = u64map_find(&w->seen, vaddr);
+		if (!seen && ++w->out->insns > NESTING_INSNS_MAX) {
+			fail(w, NESTING_TOO_LONG, vaddr, NULL);
+			return false;
 		}
+		u64map_put(&w->seen, vaddr, (seen ? seen->value : 0) | walked_as(top_written));
 		if (!step_at(w, vaddr, fde, &s))
 			return false;
 		/* A retpoline: the return address replaced, a jump through a pointer. */
@@ -224,10 +264,12 @@ walk_path(struct walk *w, uint64_t vaddr)
 			fail(w, NESTING_INDIRECT, vaddr, NULL);
 			return false;
 		}
-		if (seen || s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
+		if (s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
 			return true;
-		top_written = s.writes_top;
-		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s);
+		/* A jump leaves the stack, and the return address, as they are. */
+		if (s.flow != FLOW_BRANCH && s.flow != FLOW_JUMP)
+			top_written = s.writes_top;
+		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s, top_written);
 		if (onward == ONWARD_FAILS)
 			return false;
 		/* A Jcc's other way goes on when its target never returns. */
@@ -276,7 +318,7 @@ free_nesting_prove(struct nesting_file *file, uint64_t vaddr, uint64_t site,
 		read_file(file);
 	w.free_name = file->allocator_at(file->ctx, vaddr);
 	u64map_init(&w.seen);
-	walk_later(&w, vaddr);
+	walk_later(&w, vaddr, false);
 	while (proven && w.ntodo)
 		proven = walk_path(&w, w.todo[--w.ntodo]);
 	u64map_free(&w.seen);

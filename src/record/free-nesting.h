@@ -8,9 +8,9 @@
  * direct calls and jumps into the callee, a call through a GOT slot by
  * the slot's symbol, and the end of a path where a call is the last
  * instruction its FDE covers (the callee never returns).  Anything it
- * cannot follow (an indirect call or jump, a retpoline's ret, a function
- * of another file but the C library's string functions, code without
- * CFI, a jump back to the free's probe) keeps the return.
+ * cannot follow (an indirect call or jump, a retpoline's ret or jump, a
+ * function of another file but the C library's string functions, code
+ * without CFI, a jump back to the free's probe) keeps the return.
  */
 #ifndef MEMSUP_FREE_NESTING_H
 #define MEMSUP_FREE_NESTING_H
