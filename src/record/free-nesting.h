@@ -65,7 +65,6 @@ struct nesting_proof {
 
 /* A walk reaches at most this many: glibc 2.36's free reaches about 5,000. */
 #define NESTING_INSNS_MAX 100000
-#define NESTING_INSNS_MAX_TEXT "100,000"
 
 /*
  * Proves that the free at vaddr (a function of the file), probed at site,

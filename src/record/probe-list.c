@@ -7,6 +7,7 @@
 #include "config.h"
 #include "probe-list.h"
 #include "error.h"
+#include "human-numbers.h"
 #include "probe-targets.h"
 
 #include <errno.h>
@@ -48,7 +49,11 @@ explain(const struct probe_site *s, char *buf, size_t len)
 }
 #pragma GCC diagnostic pop
 
-/* Why a free's return is probed, each with the instruction's address and the function it reaches. */
+/*
+ * Why a free's return is probed, each with the instruction's address and
+ * the function it reaches (explain_return words NESTING_TOO_LONG, with
+ * the walk's bound).
+ */
 static const char *const return_reasons[] = {
 	[NESTING_NONE] = "",
 	[NESTING_ASKED] = "--free-returns",
@@ -63,7 +68,6 @@ static const char *const return_reasons[] = {
 	[NESTING_OTHER_FILE] = "%#lx calls %s, which any file may define",
 	[NESTING_INDIRECT] = "%#lx calls or jumps through a pointer",
 	[NESTING_RUNS_ON] = "%#lx runs past the end of its CFI",
-	[NESTING_TOO_LONG] = "it reaches over " NESTING_INSNS_MAX_TEXT " instructions",
 };
 
 #pragma GCC diagnostic push
@@ -73,6 +77,7 @@ static const char *const return_reasons[] = {
 static void
 explain_return(const struct nesting_proof *p, char *buf, size_t len)
 {
+	char most[HUMAN_MAX];
 	size_t used;
 
 	if (p->why == NESTING_NONE) {
@@ -81,7 +86,12 @@ explain_return(const struct nesting_proof *p, char *buf, size_t len)
 		return;
 	}
 	used = (size_t)snprintf(buf, len, "; return probed: ");
-	if (used < len)
+	if (used >= len)
+		return;
+	if (p->why == NESTING_TOO_LONG)
+		snprintf(buf + used, len - used, "it reaches over %s instructions",
+			 human_count(most, NESTING_INSNS_MAX));
+	else
 		snprintf(buf + used, len - used, return_reasons[p->why], (unsigned long)p->at,
 			 p->name);
 }
