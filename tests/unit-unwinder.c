@@ -82,7 +82,7 @@ map_self(struct address_spaces *spaces)
 	while (fgets(line, sizeof(line), maps)) {
 		struct record r = { .type = REC_MAPPING, .pid = 1 };
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %s", &start, &end, &offset,
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &start, &end, &offset,
 			   path) != 4 || strcmp(path, exe))
 			continue;
 		r.mapping.start = start;

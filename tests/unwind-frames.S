@@ -1,7 +1,8 @@
 /*
  * Functions whose only use is their call frame information, for
- * tests/unit-unwind-table: each gives the table builder one kind of rule.
- * None is ever called.
+ * tests/unit-unwind-table (each gives the table builder one kind of rule)
+ * and tests/unit-unwinder (stacks through two of them).  None is ever
+ * called.
  */
 	.text
 

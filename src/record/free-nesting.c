@@ -48,9 +48,9 @@ named_in(const char *name, const char *const *names, size_t n)
 #define NAMED_IN(name, names) named_in(name, names, sizeof(names) / sizeof(names[0]))
 
 /*
- * Where a path starts, and whether the return address was written just
- * before: a jump leaves the stack as it is, so a retpoline may push, jump,
- * then return.
+ * Where a path starts, and whether (%rsp) was written just before: a jump
+ * leaves the stack as it is, and so does a call once it returns, so a
+ * retpoline may push, jump or call, then return.
  */
 struct path {
 	uint64_t vaddr;
@@ -176,10 +176,23 @@ walk_later(struct walk *w, uint64_t vaddr, bool top_written)
 }
 
 /*
+ * Whether the code at vaddr takes its return address from (%rsp), as a
+ * function's first instruction does: by its CFI, the CFA is rsp + 8.
+ */
+static bool
+returns_from_top(const struct walk *w, uint64_t vaddr)
+{
+	struct ms_unwind_rule r = unwind_rule_at(w->file->elf, vaddr);
+
+	return r.cfa == MS_CFA_RSP && r.cfa_offset == 8;
+}
+
+/*
  * A branch, jump or call of the instruction at at, to this file's code:
  * walked in turn, unless it is an allocator function's (the free's own
  * code only by a jump, past its probe) or a PLT stub, which jumps through
- * its slot.
+ * its slot.  A jump just after (%rsp) was written to code whose return
+ * address is there is a call that returns where the write says.
  */
 static enum onward
 to_code(struct walk *w, uint64_t at, uint64_t to, bool call, bool top_written)
@@ -200,6 +213,8 @@ to_code(struct walk *w, uint64_t at, uint64_t to, bool call, bool top_written)
 		return follow_slot(w, at, stub.to, top_written);
 	if (u64map_find(&w->file->noreturn, to))
 		return ONWARD_ENDS;
+	if (top_written && returns_from_top(w, to))
+		return fail(w, NESTING_INDIRECT, at, NULL);
 	walk_later(w, to, top_written);
 	return ONWARD_ON;
 }
@@ -209,6 +224,9 @@ follow(struct walk *w, uint64_t at, const struct probe_step *s, bool top_written
 {
 	if (!s->known)
 		return fail(w, NESTING_INDIRECT, at, NULL);
+	/* A call pushes the return address its callee takes. */
+	if (s->flow == FLOW_CALL)
+		top_written = false;
 	if (s->through_slot)
 		return follow_slot(w, at, s->to, top_written);
 	return to_code(w, at, s->to, s->flow == FLOW_CALL, top_written);
@@ -266,8 +284,8 @@ walk_path(struct walk *w, struct path path)
 		}
 		if (s.flow == FLOW_STOPS || s.flow == FLOW_RETURNS)
 			return true;
-		/* A jump leaves the stack, and the return address, as they are. */
-		if (s.flow != FLOW_BRANCH && s.flow != FLOW_JUMP)
+		/* A jump, or a call once it returns, leaves (%rsp) as it was. */
+		if (s.flow != FLOW_BRANCH && s.flow != FLOW_JUMP && s.flow != FLOW_CALL)
 			top_written = s.writes_top;
 		onward = s.flow == FLOW_ON ? ONWARD_ON : follow(w, vaddr, &s, top_written);
 		if (onward == ONWARD_FAILS)

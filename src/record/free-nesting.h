@@ -51,7 +51,7 @@ enum nesting_why {
 	NESTING_UNDECODABLE,	/* at: bytes that do not decode */
 	NESTING_ALLOCATOR,	/* at: a call or jump to allocator function name */
 	NESTING_OTHER_FILE,	/* at: a call through the GOT to name, of any file */
-	NESTING_INDIRECT,	/* at: a call or jump whose target is not known */
+	NESTING_INDIRECT,	/* at: a call or jump whose target, or return, is not known */
 	NESTING_RUNS_ON,	/* at: an instruction that is not a call runs past its FDE */
 	NESTING_TOO_LONG,	/* more than NESTING_INSNS_MAX instructions reached */
 };
@@ -63,7 +63,7 @@ struct nesting_proof {
 	size_t insns;		/* the instructions reached */
 };
 
-/* A walk reaches at most this many: glibc 2.36's free reaches about 5,000. */
+/* A walk reaches at most this many: glibc 2.36's free reaches about 4,100. */
 #define NESTING_INSNS_MAX 100000
 
 /*

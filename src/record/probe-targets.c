@@ -394,9 +394,12 @@ new_branch(void *ctx, const struct probe_branch *b)
 	if (!b->known)
 		return b->call;
 	name = target_name(nc->scan, b->through_slot, b->to, &found);
-	/* A jump to code of no name is to the runtime's cold path, which throws. */
+	/*
+	 * A jump to code of no name is to the runtime's cold path, which
+	 * throws; one through a slot no relocation names alone, to anything.
+	 */
 	if (!name)
-		return !b->call;
+		return !b->call && !b->through_slot;
 	if (!strcmp(name, GET_NEW_HANDLER))
 		return b->call;
 	shape = found ? found->shape : allocator_function(name, &rank);
