@@ -57,8 +57,6 @@ session_start_attached(struct session *s, const struct run_options *o)
 		return MS_EXIT_FAILURE;
 	}
 	s->attached = true;
-	s->detach_at_ns = o->duration_ns ? consumer_now(&s->consumer) + o->duration_ns
-					 : UINT64_MAX;
 	session_track(s, o->attach_pid);
 	proc_exe_path(o->attach_pid, path, sizeof(path));
 	s->observed_ns = consumer_now(&s->consumer);
@@ -82,5 +80,8 @@ session_start_attached(struct session *s, const struct run_options *o)
 	if (tracer_traces(&s->tracer, o->attach_pid))
 		session_probe_new_image(s, o->attach_pid, session_traced(s, o->attach_pid));
 	tracer_release(&s->tracer);
+	/* The duration is of recording: the setup above may take a while. */
+	s->detach_at_ns = o->duration_ns ? consumer_now(&s->consumer) + o->duration_ns
+					 : UINT64_MAX;
 	return 0;
 }
