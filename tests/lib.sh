@@ -208,6 +208,26 @@ capture() {
 	status=$?
 }
 
+# wait_recorded CAPTURE EVENT: waits (60 s at most) until memsup's
+# temporary file for CAPTURE, synced each second, holds a record that
+# memsup report --events prints matching the extended regular expression
+# EVENT; the file's name in $tmp.  A handshake with a running memsup:
+# what it recorded, not a sleep that a loaded machine may outlast.
+wait_recorded() {
+	tmp=
+	_i=0
+	while [ $_i -lt 600 ]; do
+		tmp=$(ls "$1".* 2> /dev/null)
+		if [ -n "$tmp" ] && "$MEMSUP" report --events "$tmp" 2> /dev/null |
+		    grep -Eq "$2"; then
+			return
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	diag "wait_recorded $1: no record matching '$2' in ${tmp:-no temporary file} after 60 s"
+}
+
 # status_of PID FIELD: a field of /proc/PID/status.
 status_of() {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
