@@ -165,10 +165,16 @@ consumer_take(struct consumer *c, const void *data, size_t size)
 	return 0;
 }
 
+/* libbpf stops the drain at an error, the record consumed: this one is taken. */
 static int
 on_event(void *ctx, void *data, size_t size)
 {
-	return consumer_take(ctx, data, size);
+	struct consumer *c = ctx;
+	int err = consumer_take(c, data, size);
+
+	if (!err && c->stop_at_latch && bpf_loader_latched(&c->bpf))
+		return -EINTR;
+	return err;
 }
 
 /* The latch winner's wakeup: the latch itself says what to do. */
@@ -279,13 +285,24 @@ consumer_drain_until(struct consumer *c, uint64_t limit_ns)
 		c->held_size = 0;
 	}
 	n = ring_buffer__consume(c->ring);
-	return n < 0 && n != -EAGAIN ? n : 0;
+	return n < 0 && n != -EAGAIN && n != -EINTR ? n : 0;
 }
 
 int
 consumer_drain(struct consumer *c)
 {
 	return consumer_drain_until(c, UINT64_MAX);
+}
+
+int
+consumer_drain_to_latch(struct consumer *c)
+{
+	int err;
+
+	c->stop_at_latch = true;
+	err = consumer_drain(c);
+	c->stop_at_latch = false;
+	return err;
 }
 
 void

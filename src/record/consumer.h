@@ -51,6 +51,7 @@ struct consumer {
 	unsigned int stack_depth;
 	struct unwind_driver unwind;	/* of the copies among the stacks */
 	mapping_sink on_mapping;
+	bool stop_at_latch;	/* the drain under way gives way to the latch */
 };
 
 /* The kernel's rule for BPF ring buffers: a power of two, at most this. */
@@ -107,6 +108,12 @@ int consumer_take(struct consumer *c, const void *data, size_t size);
 int consumer_fd(const struct consumer *c);
 /* Hands every committed record to the sink.  Returns 0 or a negative errno. */
 int consumer_drain(struct consumer *c);
+/*
+ * The same, but it stops at the first record taken with the latch up, the
+ * rest left for later: producers that keep the ring busy must not keep
+ * the supervisor from stopping them.
+ */
+int consumer_drain_to_latch(struct consumer *c);
 /*
  * The same for the records stamped no later than limit_ns (capture time):
  * what a process did before a stop the supervisor observed at that time.

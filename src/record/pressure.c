@@ -102,6 +102,14 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 	}
 }
 
+int
+pressure_drain(const struct pressure *p, struct consumer *c)
+{
+	if (p->timeout_ns && !p->timed_out)
+		return consumer_drain_to_latch(c);
+	return consumer_drain(c);
+}
+
 uint64_t
 pressure_latency_quantile(const struct pressure *p, double q)
 {

@@ -44,6 +44,13 @@ void pressure_init(struct pressure *p, uint64_t timeout_ns, uint64_t ring_bytes,
 void pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 		   uint64_t now_ns);
 /*
+ * Drains the ring outside a stop's own drain: up to the latch, when the
+ * pressure acts on it, all of it otherwise.  While the tree is stopping,
+ * the latch up, that is a record at a time, between the stops the
+ * supervisor reaps.
+ */
+int pressure_drain(const struct pressure *p, struct consumer *c);
+/*
  * The latency within which a fraction q (0..1) of the holds were complete
  * (to within 12.5%, from above).
  */

@@ -328,7 +328,7 @@ session_trace_until_done(struct session *s, int sfd)
 			if (events[i].data.fd == tfd &&
 			    read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 				goto fail;
-			consumer_drain(&s->consumer);
+			pressure_drain(&s->pressure, &s->consumer);
 		}
 		pressure_step(&s->pressure, &s->tracer, &s->consumer,
 			      consumer_now(&s->consumer));
