@@ -64,12 +64,18 @@ measure_stop(struct pressure *p, struct consumer *c)
 	bpf_loader_set_watermark(&c->bpf, p->watermark);
 }
 
+/* Whether a latch is acted on: after a timeout the tree is dying, nothing more to hold. */
+static bool
+acts_on_latch(const struct pressure *p)
+{
+	return p->timeout_ns && !p->timed_out;
+}
+
 void
 pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 	      uint64_t now_ns)
 {
-	/* After a timeout the tree is dying: nothing more to hold. */
-	if (!p->timeout_ns || p->timed_out)
+	if (!acts_on_latch(p))
 		return;
 	if (!p->holding) {
 		if (!bpf_loader_latched(&c->bpf))
@@ -105,7 +111,7 @@ pressure_step(struct pressure *p, struct tracer *t, struct consumer *c,
 int
 pressure_drain(const struct pressure *p, struct consumer *c)
 {
-	if (p->timeout_ns && !p->timed_out)
+	if (acts_on_latch(p))
 		return consumer_drain_to_latch(c);
 	return consumer_drain(c);
 }
